@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs ftdiag's build and test dependencies from Debian's archive when missing.
+# Idempotent: a machine that already has them is left as it is.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config clang
+  libunwind-dev libdw-dev libelf-dev
+  nlohmann-json3-dev doctest-dev libcli11-dev libfmt-dev libre2-dev libyaml-cpp-dev
+  python3 util-linux procps
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
