@@ -1,0 +1,40 @@
+#include "cli/app.h"
+
+#include <cstdio>
+#include <exception>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+
+namespace ftdiag::cli {
+
+int run_app(int argc, char** argv) {
+  CLI::App app{"ftdiag: why did my fine-tuning job die?", "ftdiag"};
+  app.set_version_flag("--version", std::string("ftdiag ") + FTDIAG_VERSION);
+  app.require_subcommand(1);
+  Action run_action = add_run_command(app);
+  Action analyze_action = add_analyze_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitUsage;
+  }
+  // The boundary: a failure inside a diagnosis must never become a crash.
+  try {
+    if (app.got_subcommand("run")) return run_action();
+    if (app.got_subcommand("analyze")) return analyze_action();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ftdiag: internal error: %s\n", e.what());
+    return kExitInternal;
+  }
+  return kExitUsage;
+}
+
+}  // namespace ftdiag::cli

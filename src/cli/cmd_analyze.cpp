@@ -1,0 +1,52 @@
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "evidence/document_json.h"
+#include "evidence/job_reader.h"
+#include "report/run_summary.h"
+
+namespace ftdiag::cli {
+
+namespace {
+
+struct AnalyzeArguments {
+  std::string path;
+  std::string format = "text";
+};
+
+int exit_code_for(const Missing& missing) {
+  return missing.reason == MissingReason::permission_denied ? kExitInputUnreadable : kExitInputNotFound;
+}
+
+int analyze(const AnalyzeArguments& args) {
+  auto document = evidence::read_job_directory(args.path);
+  if (!document) {
+    std::fprintf(stderr, "ftdiag analyze: %s\n", document.missing().detail.c_str());
+    return exit_code_for(document.missing());
+  }
+  if (args.format == "json") {
+    std::cout << evidence::document_to_json(document.value()).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << '\n';
+    return kExitOk;
+  }
+  for (const auto& run : document->runs) {
+    std::cout << report::render_run_summary(run, (std::filesystem::path(args.path) / run.directory).string()) << '\n';
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Action add_analyze_command(CLI::App& app) {
+  auto args = std::make_shared<AnalyzeArguments>();
+  CLI::App* cmd = app.add_subcommand("analyze", "Post-mortem of a job directory written by `ftdiag run`");
+  cmd->add_option("path", args->path, "Job directory, or one run folder in it")->required();
+  cmd->add_option("--format", args->format, "Output: text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  return [args] { return analyze(*args); };
+}
+
+}  // namespace ftdiag::cli

@@ -1,0 +1,16 @@
+// ftdiag's own exit codes (docs/cli.md). `ftdiag run` otherwise exits the way
+// the job did: with its code, or by its signal.
+#pragma once
+
+namespace ftdiag::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitUsage = 2;            // bad arguments
+inline constexpr int kExitInputNotFound = 3;    // PATH missing or holds nothing ftdiag can read
+inline constexpr int kExitInputUnreadable = 4;  // permission denied, or malformed beyond use
+inline constexpr int kExitInternal = 70;        // a bug in ftdiag (EX_SOFTWARE)
+inline constexpr int kExitRunFailed = 125;      // `run`: ftdiag could not supervise (no job directory)
+inline constexpr int kExitCannotExecute = 126;  // `run`: the command is not executable
+inline constexpr int kExitNotFound = 127;       // `run`: the command was not found
+
+}  // namespace ftdiag::cli

@@ -1,0 +1,93 @@
+// The evidence document: everything gathered about one job, the contract
+// between collectors and rules (docs/evidence.md). It reads back what it
+// writes (document_json.h), so saved evidence can be judged again later.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/fact.h"
+#include "evidence/console_log.h"
+#include "evidence/records.h"
+
+namespace ftdiag::evidence {
+
+// Bumped on any incompatible change of the JSON form.
+inline constexpr int kSchemaVersion = 1;
+
+struct ProcessEvidence {
+  int pid = 0;
+  int ppid = 0;
+  std::vector<int> nspid;
+  std::vector<std::string> argv;
+  std::string comm;
+  std::string seen_by;
+  double first_seen = 0;
+  std::optional<ProcessDied> death;      // absent: still running when the record ends
+  Fact<Bytes> peak_rss = Missing{};      // highest sampled RSS
+  Fact<Bytes> vm_hwm = Missing{};        // the kernel's high-water mark, last seen
+  Fact<ProcessMemory> last_sample = Missing{};  // the last memory reading before it ended
+
+  bool operator==(const ProcessEvidence&) const = default;
+};
+
+// Extremes over the whole run, each with the time it was reached.
+struct MemoryWatermarks {
+  Fact<Bytes> node_mem_total = Missing{};
+  Fact<Bytes> node_min_available = Missing{};
+  std::optional<double> node_min_available_time;
+  Fact<Bytes> job_rss_peak = Missing{};  // sum over the tree's processes, per sample
+  std::optional<double> job_rss_peak_time;
+  Fact<CgroupMemory> cgroup_last = Missing{};  // the last reading (the cgroup may vanish)
+  Fact<Bytes> cgroup_peak = Missing{};         // kernel's peak, or the highest sampled usage
+  Fact<Bytes> dev_shm_peak_used = Missing{};
+  Fact<Bytes> dev_shm_total = Missing{};
+
+  bool operator==(const MemoryWatermarks&) const = default;
+};
+
+struct TimelinePoint {
+  double time = 0;
+  Fact<Bytes> node_available = Missing{};
+  Fact<Bytes> cgroup_usage = Missing{};
+  Fact<Bytes> job_rss = Missing{};
+  Fact<Bytes> dev_shm_used = Missing{};
+  std::uint64_t process_count = 0;
+
+  bool operator==(const TimelinePoint&) const = default;
+};
+
+struct ConsoleEvidence {
+  std::uint64_t line_count = 0;
+  std::vector<ConsoleLine> tail;  // the last lines, oldest first
+  Fact<bool> readable = true;     // Missing when console.log could not be read
+
+  bool operator==(const ConsoleEvidence&) const = default;
+};
+
+struct RunEvidence {
+  std::string directory;
+  RunStarted started;
+  std::optional<RunEnded> ended;  // absent when ftdiag itself was killed
+  Fact<ExitStatus> job_status = Missing{};
+  std::vector<ProcessEvidence> processes;
+  MemoryWatermarks memory;
+  std::vector<TimelinePoint> timeline;
+  ConsoleEvidence console;
+  std::vector<SupervisorNote> notes;
+  std::vector<std::string> journal_problems;  // lines that could not be read, and why
+
+  bool operator==(const RunEvidence&) const = default;
+};
+
+struct EvidenceDocument {
+  int schema_version = kSchemaVersion;
+  std::string generator;  // "ftdiag 0.1.0"
+  std::string source;     // the path that was analyzed
+  std::vector<RunEvidence> runs;
+
+  bool operator==(const EvidenceDocument&) const = default;
+};
+
+}  // namespace ftdiag::evidence

@@ -1,0 +1,38 @@
+// Appends records to journal.jsonl.
+//
+// Every record is written with one write(2) as soon as it is appended, so it
+// is in the page cache and survives the death of ftdiag itself (the node OOM
+// killer may choose us too). Deaths and crash records are also fdatasync'd at
+// once; samples are synced in batches to keep the cost constant.
+#pragma once
+
+#include "base/fact.h"
+#include "base/unique_fd.h"
+#include "evidence/records.h"
+
+namespace ftdiag::evidence {
+
+class JournalWriter {
+ public:
+  explicit JournalWriter(UniqueFd fd) : fd_(std::move(fd)) {}
+
+  // Appends one line. A failed write (disk full) is reported, never thrown:
+  // the job must go on whatever happens to its record.
+  Fact<bool> append(const JournalRecord& record);
+  // Appends and syncs to disk before returning.
+  Fact<bool> append_durable(const JournalRecord& record);
+  // Syncs when something was appended since the last sync.
+  void sync();
+
+  std::uint64_t failed_writes() const { return failed_writes_; }
+
+ private:
+  UniqueFd fd_;
+  bool dirty_ = false;
+  std::uint64_t failed_writes_ = 0;
+};
+
+// Writes a whole buffer, retrying on EINTR and short writes.
+Fact<bool> write_all(int fd, std::string_view bytes);
+
+}  // namespace ftdiag::evidence

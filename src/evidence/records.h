@@ -1,0 +1,144 @@
+// The records of the job journal (journal.jsonl), one JSON object per line.
+//
+// A collector or the supervisor produces these; the journal writer appends
+// them; the run builder folds them back into the evidence document. Times are
+// seconds since the Unix epoch (wall clock, microsecond resolution), so they
+// line up with the console log and with kernel log records.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "base/fact.h"
+#include "evidence/exit_status.h"
+
+namespace ftdiag::evidence {
+
+using Bytes = std::uint64_t;
+
+// First line of every journal: who ran what, where, and how it was watched.
+struct RunStarted {
+  double time = 0;
+  std::string ftdiag_version;
+  std::string host;
+  std::optional<int> rank;  // from RANK / SLURM_PROCID / OMPI_COMM_WORLD_RANK
+  std::vector<std::string> argv;
+  std::string cwd;
+  int supervisor_pid = 0;
+  int job_pid = 0;  // the direct child, as seen in ftdiag's pid namespace
+  double sample_interval_s = 0.5;
+  bool pseudo_terminal = false;
+  // Which ways of seeing the process tree worked: "netlink", "subreaper",
+  // "proc-scan". A mechanism that failed is recorded with its reason.
+  std::map<std::string, Fact<bool>> mechanisms;
+
+  bool operator==(const RunStarted&) const = default;
+};
+
+// A process of the job tree was seen for the first time (or exec'd anew).
+struct ProcessSeen {
+  double time = 0;
+  int pid = 0;
+  int ppid = 0;
+  std::vector<int> nspid;  // pid in each pid namespace, outermost first
+  std::vector<std::string> argv;
+  std::string comm;
+  std::optional<std::uint64_t> start_ticks;  // /proc/PID/stat starttime: tells pid reuse apart
+  std::string seen_by;  // "spawn", "netlink-fork", "netlink-exec", "proc-scan"
+
+  bool operator==(const ProcessSeen&) const = default;
+};
+
+// A process of the job tree ended. `status` is Missing when only its
+// disappearance was seen (its parent reaped it and no netlink was available).
+struct ProcessDied {
+  double time = 0;
+  int pid = 0;
+  Fact<ExitStatus> status = Missing{MissingReason::not_present, "not seen"};
+  std::vector<std::string> witnesses;  // "netlink", "waitpid", "subreaper", "proc-scan"
+
+  bool operator==(const ProcessDied&) const = default;
+};
+
+struct ProcessMemory {
+  int pid = 0;
+  Fact<Bytes> rss = Missing{};
+  Fact<Bytes> rss_anon = Missing{};
+  Fact<Bytes> rss_file = Missing{};
+  Fact<Bytes> rss_shmem = Missing{};
+  Fact<Bytes> vm_hwm = Missing{};  // kernel-kept RSS high-water mark
+  Fact<Bytes> swap = Missing{};
+
+  bool operator==(const ProcessMemory&) const = default;
+};
+
+struct NodeMemory {
+  Fact<Bytes> mem_total = Missing{};
+  Fact<Bytes> mem_available = Missing{};
+  Fact<Bytes> swap_total = Missing{};
+  Fact<Bytes> swap_free = Missing{};
+  Fact<Bytes> shmem = Missing{};
+
+  bool operator==(const NodeMemory&) const = default;
+};
+
+struct CgroupMemory {
+  int version = 0;           // 1 or 2
+  std::string path;          // as in /proc/PID/cgroup
+  Fact<Bytes> usage = Missing{};
+  Fact<std::optional<Bytes>> limit = Missing{};  // nullopt: no limit
+  Fact<Bytes> peak = Missing{};  // memory.peak / max_usage_in_bytes
+  Fact<std::uint64_t> oom_events = Missing{};
+  Fact<std::uint64_t> oom_kill = Missing{};
+  Fact<std::uint64_t> max_events = Missing{};  // v2 events "max" / v1 failcnt
+  Fact<Bytes> swap = Missing{};
+  Fact<Bytes> anon = Missing{};
+  Fact<Bytes> file = Missing{};
+  Fact<Bytes> shmem = Missing{};
+
+  bool operator==(const CgroupMemory&) const = default;
+};
+
+struct FilesystemUsage {
+  Bytes total = 0;
+  Bytes used = 0;
+  Bytes available = 0;
+
+  bool operator==(const FilesystemUsage&) const = default;
+};
+
+// One tick of the sampler.
+struct MemorySample {
+  double time = 0;
+  NodeMemory node;
+  Fact<CgroupMemory> cgroup = Missing{};
+  Fact<FilesystemUsage> dev_shm = Missing{};
+  std::vector<ProcessMemory> processes;
+
+  bool operator==(const MemorySample&) const = default;
+};
+
+// Something about the watching itself: a mechanism lost events, a limit hit.
+struct SupervisorNote {
+  double time = 0;
+  std::string what;
+
+  bool operator==(const SupervisorNote&) const = default;
+};
+
+// Last line of a complete journal. Absent when ftdiag itself was killed.
+struct RunEnded {
+  double time = 0;
+  ExitStatus job_status;
+
+  bool operator==(const RunEnded&) const = default;
+};
+
+using JournalRecord = std::variant<RunStarted, ProcessSeen, ProcessDied, MemorySample,
+                                   SupervisorNote, RunEnded>;
+
+}  // namespace ftdiag::evidence

@@ -1,0 +1,106 @@
+#include "report/run_summary.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "report/units.h"
+
+namespace ftdiag::report {
+
+namespace {
+
+using evidence::RunEvidence;
+
+std::string command_of(const evidence::ProcessEvidence& p) {
+  std::string text = p.argv.empty() ? p.comm : fmt::format("{}", fmt::join(p.argv, " "));
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  return text;
+}
+
+std::string headline(const RunEvidence& run) {
+  std::string duration;
+  if (run.ended) duration = fmt::format(" after {}", format_duration(run.ended->time - run.started.time));
+  if (!run.job_status) return fmt::format("job status unknown: {}", run.job_status.missing().detail);
+  const auto& status = run.job_status.value();
+  if (status.signal) return fmt::format("job {} (exit code {}){}", status.describe(), status.launcher_code(), duration);
+  return fmt::format("job exited with code {}{}", status.exit_code.value_or(0), duration);
+}
+
+// Abnormal deaths one per line (they are what the user came for); normal
+// exits counted.
+void append_deaths(std::string& out, const RunEvidence& run) {
+  std::map<std::string, int> normal;
+  std::vector<std::string> abnormal;
+  int running = 0;
+  for (const auto& p : run.processes) {
+    if (!p.death) {
+      ++running;
+      continue;
+    }
+    const auto& status = p.death->status;
+    if (status && !status->signal && status->exit_code == 0) {
+      ++normal["exit 0"];
+      continue;
+    }
+    std::string how = status ? status->describe() : "ended, status unknown (" + status.missing().detail + ")";
+    double at = p.death->time - run.started.time;
+    abnormal.push_back(fmt::format("    pid {:<7} {:<28} at +{:<9} {}", p.pid, how, format_duration(at), command_of(p)));
+  }
+  out += fmt::format("  processes: {} seen", run.processes.size());
+  for (const auto& [how, count] : normal) out += fmt::format(", {} {}", count, how);
+  if (running) out += fmt::format(", {} still running at the end", running);
+  out += '\n';
+  constexpr std::size_t kShown = 12;
+  for (std::size_t i = 0; i < std::min(abnormal.size(), kShown); ++i) out += abnormal[i] + '\n';
+  if (abnormal.size() > kShown) out += fmt::format("    ... and {} more\n", abnormal.size() - kShown);
+}
+
+void append_memory(std::string& out, const RunEvidence& run) {
+  const auto& m = run.memory;
+  if (m.cgroup_last) {
+    const auto& c = m.cgroup_last.value();
+    std::string line = fmt::format("  cgroup v{} {}: peak {}", c.version, c.path,
+                                   m.cgroup_peak ? format_bytes(m.cgroup_peak.value()) : "unknown");
+    if (c.limit && c.limit.value()) {
+      line += fmt::format(" of limit {}", format_bytes(*c.limit.value()));
+      if (m.cgroup_peak && *c.limit.value() > 0) {
+        line += fmt::format(" ({:.0f}%)", 100.0 * static_cast<double>(m.cgroup_peak.value()) / static_cast<double>(*c.limit.value()));
+      }
+    } else if (c.limit) {
+      line += ", no limit";
+    }
+    if (c.oom_kill) line += fmt::format(", oom_kill {}", c.oom_kill.value());
+    out += line + '\n';
+  } else {
+    out += fmt::format("  cgroup: {}\n", m.cgroup_last.missing().detail);
+  }
+  if (m.node_min_available && m.node_mem_total) {
+    out += fmt::format("  node: {} RAM, lowest available {}\n", format_bytes(m.node_mem_total.value()),
+                       format_bytes(m.node_min_available.value()));
+  }
+  if (m.job_rss_peak) {
+    out += fmt::format("  job RSS peak {} (all processes)", format_bytes(m.job_rss_peak.value()));
+    if (m.job_rss_peak_time) out += fmt::format(" at +{}", format_duration(*m.job_rss_peak_time - run.started.time));
+    out += '\n';
+  }
+  if (m.dev_shm_peak_used && m.dev_shm_total) {
+    out += fmt::format("  /dev/shm peak {} of {}\n", format_bytes(m.dev_shm_peak_used.value()),
+                       format_bytes(m.dev_shm_total.value()));
+  }
+}
+
+}  // namespace
+
+std::string render_run_summary(const RunEvidence& run, const std::string& run_path) {
+  std::string out = fmt::format("ftdiag: {}\n", headline(run));
+  append_deaths(out, run);
+  append_memory(out, run);
+  if (!run.ended) out += "  the record ends early: ftdiag itself was killed, or the job still runs\n";
+  for (const auto& problem : run.journal_problems) out += fmt::format("  note: {}\n", problem);
+  out += fmt::format("  record: {}  (ftdiag analyze {})\n", run_path, run_path);
+  return out;
+}
+
+}  // namespace ftdiag::report

@@ -1,0 +1,59 @@
+#include "supervise/job_identity.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <climits>
+#include <cstdlib>
+#include <string_view>
+
+#include "base/read_file.h"
+
+namespace ftdiag::supervise {
+
+std::string host_name() {
+  char name[HOST_NAME_MAX + 1] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "unknown-host";
+  return name;
+}
+
+std::optional<int> rank_from_environment() {
+  for (const char* variable : {"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK"}) {
+    const char* value = std::getenv(variable);
+    if (!value || !*value) continue;
+    int rank = 0;
+    std::string_view text(value);
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), rank);
+    if (error == std::errc() && end == text.data() + text.size() && rank >= 0) return rank;
+  }
+  return std::nullopt;
+}
+
+std::string current_directory() {
+  char buffer[PATH_MAX];
+  if (::getcwd(buffer, sizeof buffer) == nullptr) return {};
+  return buffer;
+}
+
+Fact<std::string> read_own_oom_score_adj() {
+  auto text = read_small_file("/proc/self/oom_score_adj", 64);
+  if (!text) return text.missing();
+  auto value = std::move(text).value();
+  while (!value.empty() && (value.back() == '\n' || value.back() == ' ')) value.pop_back();
+  return value;
+}
+
+Fact<bool> lower_own_oom_score_adj() {
+  int fd = ::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return missing_from_errno(errno, "open /proc/self/oom_score_adj");
+  constexpr std::string_view kLowest = "-999";
+  ssize_t n = ::write(fd, kLowest.data(), kLowest.size());
+  int error = errno;
+  ::close(fd);
+  if (n < 0) return missing_from_errno(error, "lower /proc/self/oom_score_adj (needs CAP_SYS_RESOURCE)");
+  return true;
+}
+
+}  // namespace ftdiag::supervise

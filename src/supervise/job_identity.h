@@ -1,0 +1,29 @@
+// Facts about where the job runs, gathered once when it starts, and the
+// supervisor's own standing with the OOM killer.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "base/fact.h"
+
+namespace ftdiag::supervise {
+
+std::string host_name();
+
+// The rank of this `ftdiag run` among the job's ranks: RANK (torchrun,
+// accelerate), SLURM_PROCID (srun), OMPI_COMM_WORLD_RANK (mpirun), PMI_RANK.
+std::optional<int> rank_from_environment();
+
+std::string current_directory();
+
+// ftdiag's own /proc/self/oom_score_adj as it found it.
+Fact<std::string> read_own_oom_score_adj();
+
+// Makes ftdiag the OOM killer's last choice (-999: never chosen while any
+// process of the job remains, but not immune, so a cgroup whose job is gone
+// can still be relieved). Lowering needs CAP_SYS_RESOURCE; the job gets the
+// original value back before exec.
+Fact<bool> lower_own_oom_score_adj();
+
+}  // namespace ftdiag::supervise

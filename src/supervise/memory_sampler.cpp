@@ -1,0 +1,100 @@
+#include "supervise/memory_sampler.h"
+
+#include "collect/cgroup_locate.h"
+#include "collect/dev_shm.h"
+#include "collect/meminfo.h"
+#include "collect/proc_status.h"
+
+namespace ftdiag::supervise {
+
+using evidence::Bytes;
+
+namespace {
+
+Fact<Bytes> field(const std::optional<std::uint64_t>& value, const char* what) {
+  if (value) return *value;
+  return Missing{MissingReason::not_present, std::string(what) + " not reported by this kernel"};
+}
+
+Fact<Bytes> field(const Fact<collect::MemInfo>& info, std::optional<std::uint64_t> collect::MemInfo::*member,
+                  const char* what) {
+  if (!info) return info.missing();
+  return field(info.value().*member, what);
+}
+
+evidence::NodeMemory node_memory(const collect::SystemRoots& roots) {
+  auto info = collect::read_meminfo(roots);
+  using M = collect::MemInfo;
+  return {field(info, &M::mem_total, "MemTotal"), field(info, &M::mem_available, "MemAvailable"),
+          field(info, &M::swap_total, "SwapTotal"), field(info, &M::swap_free, "SwapFree"),
+          field(info, &M::shmem, "Shmem")};
+}
+
+evidence::CgroupMemory cgroup_memory(const collect::CgroupMemoryReading& r) {
+  evidence::CgroupMemory c;
+  c.version = r.version;
+  c.path = r.path;
+  c.usage = r.usage;
+  c.limit = r.limit;
+  c.peak = r.peak;
+  c.oom_events = r.oom_events;
+  c.oom_kill = r.oom_kill;
+  c.max_events = r.max_events;
+  c.swap = r.swap_usage;
+  c.anon = r.anon;
+  c.file = r.file;
+  c.shmem = r.shmem;
+  return c;
+}
+
+std::optional<evidence::ProcessMemory> process_memory(const collect::SystemRoots& roots, int pid) {
+  auto status = collect::read_proc_status(roots, pid);
+  if (!status) return std::nullopt;  // it ended since the last look; its death is recorded elsewhere
+  const auto& s = status.value();
+  return evidence::ProcessMemory{pid,
+                                 field(s.vm_rss, "VmRSS (kernel thread or zombie)"),
+                                 field(s.rss_anon, "RssAnon (kernel < 4.5)"),
+                                 field(s.rss_file, "RssFile (kernel < 4.5)"),
+                                 field(s.rss_shmem, "RssShmem (kernel < 4.5)"),
+                                 field(s.vm_hwm, "VmHWM"),
+                                 field(s.vm_swap, "VmSwap")};
+}
+
+}  // namespace
+
+bool MemorySampler::locate_cgroup_of(int pid) {
+  auto located = collect::locate_memory_cgroup(roots_, pid);
+  if (!located) {
+    // Keep watching the cgroup we had: the job may have ended, and its
+    // cgroup's counters are what tells an OOM kill.
+    if (!cgroup_) cgroup_missing_ = located.missing();
+    return false;
+  }
+  auto& fresh = located.value();
+  bool changed = !cgroup_ || cgroup_->directory() != fresh->directory();
+  if (changed) cgroup_ = std::move(fresh);
+  return changed;
+}
+
+evidence::MemorySample MemorySampler::sample(const std::vector<int>& pids, double now) const {
+  evidence::MemorySample s;
+  s.time = now;
+  s.node = node_memory(roots_);
+  if (cgroup_) {
+    s.cgroup = cgroup_memory(cgroup_->read());
+  } else {
+    s.cgroup = cgroup_missing_;
+  }
+  if (auto shm = collect::read_dev_shm_usage(roots_)) {
+    s.dev_shm = evidence::FilesystemUsage{shm->total, shm->used, shm->available};
+  } else {
+    s.dev_shm = shm.missing();
+  }
+  s.processes.reserve(pids.size());
+  for (int pid : pids) {
+    if (auto m = process_memory(roots_, pid)) s.processes.push_back(std::move(*m));
+  }
+  return s;
+}
+
+}  // namespace ftdiag::supervise

@@ -1,0 +1,151 @@
+#include "supervise/process_tracker.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "collect/proc_cmdline.h"
+#include "collect/proc_stat.h"
+#include "collect/proc_status.h"
+#include "collect/process_list.h"
+
+namespace ftdiag::supervise {
+
+using evidence::ExitStatus;
+using evidence::ProcessDied;
+using evidence::ProcessSeen;
+
+namespace {
+// Enough to merge the witnesses of one death; a burst of thousands of compile
+// workers must not grow our memory without bound.
+constexpr std::size_t kRememberedDeaths = 4096;
+}  // namespace
+
+ProcessTracker::ProcessTracker(collect::SystemRoots roots, int root_pid)
+    : roots_(std::move(roots)), root_pid_(root_pid) {}
+
+std::optional<ProcessSeen> ProcessTracker::describe(int pid, int ppid_hint, const char* seen_by, double now) {
+  ProcessSeen seen;
+  seen.time = now;
+  seen.pid = pid;
+  seen.ppid = ppid_hint;
+  seen.seen_by = seen_by;
+  auto stat = collect::read_proc_stat(roots_, pid);
+  if (stat) {
+    seen.ppid = stat->ppid;
+    seen.comm = stat->comm;
+    seen.start_ticks = stat->start_time_ticks;
+  }
+  if (auto status = collect::read_proc_status(roots_, pid); status) seen.nspid = status->nspid;
+  if (auto argv = collect::read_proc_cmdline(roots_, pid); argv) seen.argv = std::move(argv).value();
+  live_[pid] = Live{seen.start_ticks.value_or(0), seen.argv};
+  return seen;
+}
+
+std::optional<ProcessSeen> ProcessTracker::adopt(int pid, const char* seen_by, double now) {
+  if (is_live(pid)) return std::nullopt;
+  return describe(pid, root_pid_, seen_by, now);
+}
+
+std::optional<ProcessSeen> ProcessTracker::on_fork(int parent_tgid, int child_tgid, double now) {
+  if (is_live(child_tgid)) return std::nullopt;
+  if (parent_tgid != root_pid_ && !is_live(parent_tgid)) return std::nullopt;
+  return describe(child_tgid, parent_tgid, "netlink-fork", now);
+}
+
+std::optional<ProcessSeen> ProcessTracker::on_exec(int tgid, double now) {
+  auto it = live_.find(tgid);
+  if (it == live_.end()) return std::nullopt;
+  auto argv = collect::read_proc_cmdline(roots_, tgid);
+  if (!argv || argv.value() == it->second.argv) return std::nullopt;
+  return describe(tgid, 0, "netlink-exec", now);
+}
+
+ProcessTracker::Dead* ProcessTracker::find_dead(int pid) {
+  for (auto it = dead_.rbegin(); it != dead_.rend(); ++it) {
+    if (it->pid == pid) return &*it;
+  }
+  return nullptr;
+}
+
+void ProcessTracker::remember_dead(Dead dead) {
+  dead_.push_back(std::move(dead));
+  if (dead_.size() > kRememberedDeaths) dead_.pop_front();
+}
+
+std::optional<ProcessDied> ProcessTracker::on_exit(int pid, Fact<ExitStatus> status,
+                                                   const std::string& witness, double now) {
+  auto it = live_.find(pid);
+  if (it == live_.end()) {
+    if (Dead* dead = find_dead(pid)) {
+      if (std::find(dead->witnesses.begin(), dead->witnesses.end(), witness) != dead->witnesses.end()) {
+        return std::nullopt;
+      }
+      dead->witnesses.push_back(witness);
+      if (!dead->status && status) dead->status = status;
+      return ProcessDied{now, pid, dead->status, {witness}};
+    }
+    // Never seen alive: only our own children and adopted orphans are ours.
+    if (witness != "waitpid" && witness != "subreaper") return std::nullopt;
+    remember_dead(Dead{pid, 0, status, {witness}});
+    return ProcessDied{now, pid, status, {witness}};
+  }
+  remember_dead(Dead{pid, it->second.start_ticks, status, {witness}});
+  live_.erase(it);
+  return ProcessDied{now, pid, status, {witness}};
+}
+
+ProcessTracker::ScanResult ProcessTracker::scan(double now) {
+  ScanResult result;
+  std::unordered_set<int> present;
+  for (const auto& stat : collect::find_descendants(roots_, root_pid_)) {
+    present.insert(stat.pid);
+    auto it = live_.find(stat.pid);
+    if (it != live_.end() && it->second.start_ticks != stat.start_time_ticks) {
+      // The pid was reused: the process we knew is gone.
+      if (auto died = on_exit(stat.pid, Missing{MissingReason::not_present, "pid reused before its death was seen"},
+                              "proc-scan", now)) {
+        result.died.push_back(std::move(*died));
+      }
+      it = live_.end();
+    }
+    if (stat.state == 'Z' || stat.state == 'X') {
+      // A zombie still carries its wait status (stat field 52) until reaped.
+      if (it == live_.end() && find_dead(stat.pid)) continue;
+      if (it == live_.end()) {
+        if (auto seen = describe(stat.pid, stat.ppid, "proc-scan", now)) result.seen.push_back(std::move(*seen));
+      }
+      Fact<ExitStatus> status = stat.exit_code ? Fact<ExitStatus>(ExitStatus::from_wait_status(*stat.exit_code))
+                                               : Fact<ExitStatus>(Missing{MissingReason::unsupported, "kernel without stat exit_code"});
+      if (auto died = on_exit(stat.pid, status, "proc-zombie", now)) result.died.push_back(std::move(*died));
+      continue;
+    }
+    if (it == live_.end()) {
+      if (Dead* dead = find_dead(stat.pid); dead && dead->start_ticks == stat.start_time_ticks) continue;
+      if (auto seen = describe(stat.pid, stat.ppid, "proc-scan", now)) result.seen.push_back(std::move(*seen));
+    }
+  }
+  std::vector<int> vanished;
+  for (const auto& [pid, live] : live_) {
+    if (present.count(pid)) continue;
+    // Out of the tree is not dead: without a subreaper, orphans go to init.
+    auto stat = collect::read_proc_stat(roots_, pid);
+    if (stat && stat->start_time_ticks == live.start_ticks && stat->state != 'Z' && stat->state != 'X') continue;
+    vanished.push_back(pid);
+  }
+  for (int pid : vanished) {
+    auto died = on_exit(pid, Missing{MissingReason::not_present, "vanished between two scans; its parent reaped it"},
+                        "proc-scan", now);
+    if (died) result.died.push_back(std::move(*died));
+  }
+  return result;
+}
+
+std::vector<int> ProcessTracker::live_pids() const {
+  std::vector<int> pids;
+  pids.reserve(live_.size());
+  for (const auto& [pid, live] : live_) pids.push_back(pid);
+  std::sort(pids.begin(), pids.end());
+  return pids;
+}
+
+}  // namespace ftdiag::supervise

@@ -1,0 +1,71 @@
+// The job's process tree as ftdiag knows it: which processes are alive, and a
+// death record for each one that ended, whoever saw it end.
+//
+// Three witnesses feed it, best first: the netlink process connector (every
+// fork, exec and exit with its wait status), waitpid on our own children and
+// on orphans that come to us as child subreaper, and scans of /proc (a zombie
+// still shows its wait status; a process that simply vanished is recorded
+// with its status missing).
+#pragma once
+
+#include <deque>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "collect/system_roots.h"
+#include "evidence/records.h"
+
+namespace ftdiag::supervise {
+
+class ProcessTracker {
+ public:
+  // `root_pid` is ftdiag itself: every descendant of it belongs to the job.
+  ProcessTracker(collect::SystemRoots roots, int root_pid);
+
+  // Starts tracking a process we know is ours (the job we spawned).
+  std::optional<evidence::ProcessSeen> adopt(int pid, const char* seen_by, double now);
+  // A fork seen by netlink; tracked when the parent is ours.
+  std::optional<evidence::ProcessSeen> on_fork(int parent_tgid, int child_tgid, double now);
+  // An exec seen by netlink: the command line changed.
+  std::optional<evidence::ProcessSeen> on_exec(int tgid, double now);
+  // A death. Returns a record when it is news: the first witness of a death,
+  // or a later witness that adds one (netlink, then waitpid). Witnesses
+  // "waitpid" and "subreaper" are always ours, even when never seen alive.
+  std::optional<evidence::ProcessDied> on_exit(int pid, Fact<evidence::ExitStatus> status,
+                                               const std::string& witness, double now);
+
+  struct ScanResult {
+    std::vector<evidence::ProcessSeen> seen;
+    std::vector<evidence::ProcessDied> died;
+  };
+  // Walks /proc for descendants of the root: new ones are adopted; tracked
+  // ones that became zombies or vanished are recorded dead.
+  ScanResult scan(double now);
+
+  std::vector<int> live_pids() const;
+  bool is_live(int pid) const { return live_.count(pid) != 0; }
+
+ private:
+  struct Live {
+    std::uint64_t start_ticks = 0;
+    std::vector<std::string> argv;
+  };
+  struct Dead {
+    int pid;
+    std::uint64_t start_ticks;
+    Fact<evidence::ExitStatus> status;
+    std::vector<std::string> witnesses;
+  };
+  std::optional<evidence::ProcessSeen> describe(int pid, int ppid_hint, const char* seen_by, double now);
+  Dead* find_dead(int pid);
+  void remember_dead(Dead dead);
+
+  collect::SystemRoots roots_;
+  int root_pid_;
+  std::unordered_map<int, Live> live_;
+  std::deque<Dead> dead_;  // recent deaths, to merge witnesses; bounded
+};
+
+}  // namespace ftdiag::supervise

@@ -1,0 +1,49 @@
+#include "supervise/terminal.h"
+
+#include <fcntl.h>
+#include <pty.h>
+#include <sys/ioctl.h>
+
+#include <cerrno>
+
+namespace ftdiag::supervise {
+
+Fact<PseudoTerminal> open_pseudo_terminal(int like_fd) {
+  termios settings{};
+  winsize size{};
+  const bool have_settings = ::tcgetattr(like_fd, &settings) == 0;
+  const bool have_size = ::ioctl(like_fd, TIOCGWINSZ, &size) == 0;
+  int master = -1;
+  int slave = -1;
+  if (::openpty(&master, &slave, nullptr, have_settings ? &settings : nullptr,
+                have_size ? &size : nullptr) != 0) {
+    return missing_from_errno(errno, "openpty");
+  }
+  UniqueFd master_fd(master);
+  UniqueFd slave_fd(slave);
+  // openpty's descriptors are inheritable; the job must only get the slave,
+  // and only as its standard streams.
+  ::fcntl(master, F_SETFD, FD_CLOEXEC);
+  ::fcntl(slave, F_SETFD, FD_CLOEXEC);
+  return PseudoTerminal{std::move(master_fd), std::move(slave_fd)};
+}
+
+void copy_window_size(int from, int to) {
+  winsize size{};
+  if (::ioctl(from, TIOCGWINSZ, &size) == 0) ::ioctl(to, TIOCSWINSZ, &size);
+}
+
+RawModeGuard::RawModeGuard(int fd) : fd_(fd) {
+  termios mode{};
+  if (::tcgetattr(fd, &mode) != 0) return;
+  saved_ = mode;
+  ::cfmakeraw(&mode);
+  ::tcsetattr(fd, TCSAFLUSH, &mode);
+}
+
+void RawModeGuard::restore() {
+  if (saved_) ::tcsetattr(fd_, TCSAFLUSH, &*saved_);
+  saved_.reset();
+}
+
+}  // namespace ftdiag::supervise

@@ -1,0 +1,84 @@
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "collect/process_list.h"
+#include "collect_fixtures.h"
+
+using namespace ftdiag;
+using namespace ftdiag::collect;
+using testing::fixture_roots;
+
+namespace {
+
+std::vector<int> pids_of(const std::vector<ProcStat>& stats) {
+  std::vector<int> pids;
+  for (const auto& s : stats) pids.push_back(s.pid);
+  return pids;
+}
+
+}  // namespace
+
+TEST_CASE("list_pids: numeric entries only, ascending") {
+  auto pids = list_pids(fixture_roots("process-tree"));
+  REQUIRE(pids);
+  CHECK(*pids == std::vector<int>{1, 2, 100, 200, 201, 202, 203, 204, 205, 300});
+  auto none = list_pids(fixture_roots("no-such-tree"));
+  REQUIRE_FALSE(none);
+  CHECK(none.missing().reason == MissingReason::not_present);
+}
+
+TEST_CASE("find_descendants: a torchrun job, breadth first, vanished entries skipped") {
+  auto roots = fixture_roots("process-tree");
+  auto job = find_descendants(roots, 200);
+  CHECK(pids_of(job) == std::vector<int>{201, 202, 203, 204});
+  REQUIRE(job.size() == 4);
+  CHECK(job[1].comm == "python3) S 1 (x");
+  CHECK(job[3].state == 'Z');
+  CHECK(pids_of(find_descendants(roots, 100)) == std::vector<int>{200, 201, 202, 203, 204});
+  CHECK(find_descendants(roots, 203).empty());
+  CHECK(find_descendants(roots, 424242).empty());
+  CHECK(find_descendants(fixture_roots("no-such-tree"), 1).empty());
+}
+
+TEST_CASE("find_descendants: a live child and grandchild of this test") {
+  int ready[2];
+  REQUIRE(::pipe(ready) == 0);
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    // Child: fork a grandchild, report readiness once both exist, then wait
+    // for the parent to close the pipe's other end... simply block on read.
+    pid_t grandchild = ::fork();
+    if (grandchild == 0) {
+      ::pause();
+      ::_exit(0);
+    }
+    char byte = 'r';
+    (void)!::write(ready[1], &byte, 1);
+    ::pause();
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  char byte = 0;
+  REQUIRE(::read(ready[0], &byte, 1) == 1);  // handshake: the tree exists now
+  ::close(ready[0]);
+
+  auto found = find_descendants(SystemRoots{}, static_cast<int>(::getpid()));
+  auto it = std::find_if(found.begin(), found.end(), [&](const ProcStat& s) { return s.pid == child; });
+  REQUIRE(it != found.end());
+  CHECK(it->ppid == ::getpid());
+  CHECK(std::any_of(found.begin(), found.end(), [&](const ProcStat& s) { return s.ppid == child; }));
+
+  // Killing the child's process group would reach this test; kill each.
+  for (const auto& s : found) {
+    if (s.ppid == child) ::kill(s.pid, SIGKILL);
+  }
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  CHECK(WIFSIGNALED(status));
+}
