@@ -1,0 +1,106 @@
+#include <doctest/doctest.h>
+
+#include <csignal>
+
+#include "evidence/run_builder.h"
+#include "evidence/timeline.h"
+
+using namespace ftdiag;
+using namespace ftdiag::evidence;
+
+namespace {
+
+MemorySample sample_at(double t, Bytes cgroup_usage, Bytes rss, Bytes available) {
+  MemorySample s;
+  s.time = t;
+  s.node.mem_total = 1000u;
+  s.node.mem_available = available;
+  CgroupMemory c;
+  c.version = 2;
+  c.path = "/job";
+  c.usage = cgroup_usage;
+  c.limit = std::optional<Bytes>(500);
+  s.cgroup = c;
+  s.processes.push_back(ProcessMemory{10, rss, Missing{}, Missing{}, Missing{}, rss, Missing{}});
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("the run builder folds deaths, witnesses and watermarks") {
+  RunBuilder builder;
+  RunStarted start;
+  start.time = 0;
+  start.job_pid = 10;
+  builder.add(start);
+  builder.add(ProcessSeen{0.1, 10, 1, {10}, {"python", "train.py"}, "python", 5u, "spawn"});
+  builder.add(sample_at(1, 100, 80, 900));
+  builder.add(sample_at(2, 450, 400, 500));
+  builder.add(sample_at(3, 300, 250, 700));
+  builder.add(ProcessDied{3.5, 10, ExitStatus::killed(SIGKILL), {"netlink"}});
+  builder.add(ProcessDied{3.6, 10, ExitStatus::killed(SIGKILL), {"waitpid"}});
+  RunEvidence run = std::move(builder).finish("host-rank0");
+
+  REQUIRE(run.processes.size() == 1);
+  const auto& p = run.processes[0];
+  REQUIRE(p.death);
+  CHECK(p.death->witnesses == std::vector<std::string>{"netlink", "waitpid"});
+  CHECK(p.peak_rss.value() == 400);
+  CHECK(run.memory.cgroup_peak.value() == 450);
+  CHECK(run.memory.node_min_available.value() == 500);
+  CHECK(*run.memory.node_min_available_time == 2);
+  CHECK(run.memory.job_rss_peak.value() == 400);
+  // The journal has no end record (ftdiag was killed): the job's status
+  // comes from its own death.
+  CHECK_FALSE(run.ended);
+  CHECK(run.job_status.value() == ExitStatus::killed(SIGKILL));
+  CHECK(run.timeline.size() == 3);
+}
+
+TEST_CASE("a journal without the job's end says so instead of inventing a status") {
+  RunBuilder builder;
+  RunStarted start;
+  start.job_pid = 10;
+  builder.add(start);
+  RunEvidence run = std::move(builder).finish("x");
+  REQUIRE_FALSE(run.job_status.has_value());
+  CHECK(run.job_status.missing().reason == MissingReason::not_present);
+}
+
+TEST_CASE("a vanished cgroup does not erase the last real reading") {
+  RunBuilder builder;
+  builder.add(RunStarted{});
+  builder.add(sample_at(1, 480, 10, 900));
+  MemorySample gone;
+  gone.time = 2;
+  CgroupMemory empty;
+  empty.version = 2;
+  empty.usage = Missing{MissingReason::not_present, "cgroup removed"};
+  gone.cgroup = empty;
+  builder.add(gone);
+  RunEvidence run = std::move(builder).finish("x");
+  CHECK(run.memory.cgroup_last->usage.value() == 480);
+}
+
+TEST_CASE("downsampling keeps the extremes and the final stretch") {
+  std::vector<TimelinePoint> points;
+  for (int i = 0; i < 10000; ++i) {
+    TimelinePoint p;
+    p.time = i;
+    p.cgroup_usage = Bytes(i == 1234 ? 99999 : i % 7);
+    p.node_available = Bytes(i == 4321 ? 1 : 1000);
+    points.push_back(p);
+  }
+  auto kept = downsample_timeline(points, 200, 50);
+  REQUIRE(kept.size() <= 200);
+  CHECK(kept.back().time == 9999);
+  CHECK(kept[kept.size() - 50].time == 9950);
+  bool spike = false, dip = false;
+  for (const auto& p : kept) {
+    spike |= p.cgroup_usage.value() == 99999;
+    dip |= p.node_available.value() == 1;
+  }
+  CHECK(spike);
+  CHECK(dip);
+  CHECK(downsample_timeline(std::vector<TimelinePoint>(5), 200, 50).size() == 5);
+}
