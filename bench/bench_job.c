@@ -7,13 +7,22 @@
  *       LINES lines of WIDTH bytes (plus '\n') on stdout, fully buffered.
  *   bench_job sleep SECONDS
  *       Sleeps; almost no CPU of its own.
+ *   bench_job churn CHILDREN
+ *       Forks CHILDREN short-lived children one after the other, each exiting
+ *       at once and reaped before the next: a job that runs many small
+ *       commands (shell pipelines, compiler workers).
+ *   bench_job maxrss OUTPUT COMMAND ARGS...
+ *       Runs COMMAND, writes the ru_maxrss (KiB) wait4 reports for it to
+ *       OUTPUT and exits as it did: the whole-life peak RSS of a process
+ *       started by a parent far smaller than a Python driver, whose own
+ *       peak exec would otherwise pass on.
  *   bench_job tree PROCESSES LINES WIDTH FIFO
  *       PROCESSES processes in all (this one and PROCESSES-1 children), each
  *       printing LINES lines of WIDTH bytes. Once every child has printed, the
  *       parent opens FIFO for reading and reads it to its end: the caller
  *       inspects ftdiag meanwhile, then releases the job by opening the FIFO
  *       for writing and closing it. The children then exit and the parent
- *       reaps them. FIFO "-" skips the wait.
+ *       reaps them. FIFO "-" skips the wait; "sleep:SECONDS" sleeps instead.
  *
  * Exit status 0 on success, 2 on bad arguments, 1 on a system call failure.
  */
@@ -24,13 +33,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 static int usage(void) {
   fputs("usage: bench_job spin ITERATIONS | print LINES WIDTH | sleep SECONDS |"
-        " tree PROCESSES LINES WIDTH FIFO\n",
+        " churn CHILDREN |\n       maxrss OUTPUT COMMAND ARGS... | tree PROCESSES LINES WIDTH FIFO\n",
         stderr);
   return 2;
 }
@@ -83,6 +93,40 @@ static int sleep_seconds(long long seconds) {
   return 0;
 }
 
+static int churn(long long children) {
+  for (long long i = 0; i < children; ++i) {
+    pid_t pid = fork();
+    if (pid < 0) return perror("fork"), 1;
+    if (pid == 0) _exit(0);
+    int status;
+    while (waitpid(pid, &status, 0) < 0) {
+      if (errno != EINTR) return perror("waitpid"), 1;
+    }
+  }
+  return 0;
+}
+
+static int maxrss(const char* output, char** argv) {
+  pid_t pid = fork();
+  if (pid < 0) return perror("fork"), 1;
+  if (pid == 0) {
+    execvp(argv[0], argv);
+    perror("execvp");
+    _exit(127);
+  }
+  int status = 0;
+  struct rusage usage;
+  while (wait4(pid, &status, 0, &usage) < 0) {
+    if (errno != EINTR) return perror("wait4"), 1;
+  }
+  FILE* out = fopen(output, "w");
+  if (out == NULL) return perror("fopen"), 1;
+  fprintf(out, "%ld\n", usage.ru_maxrss);
+  fclose(out);
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + WTERMSIG(status);
+}
+
 static int tree(long long processes, long long lines, long long width, const char* fifo) {
   int done[2], release[2];
   if (pipe(done) != 0 || pipe(release) != 0) return perror("pipe"), 1;
@@ -113,7 +157,9 @@ static int tree(long long processes, long long lines, long long width, const cha
     else if (n == 0) break; /* a child died early; the count is then short */
     else if (errno != EINTR) return perror("read"), 1;
   }
-  if (strcmp(fifo, "-") != 0) {
+  if (strncmp(fifo, "sleep:", 6) == 0) {
+    sleep_seconds(number(fifo + 6));
+  } else if (strcmp(fifo, "-") != 0) {
     int fd = open(fifo, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return perror("open fifo"), 1;
     char buffer[64];
@@ -140,6 +186,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (strcmp(mode, "sleep") == 0 && argc == 3) return sleep_seconds(number(argv[2]));
+  if (strcmp(mode, "maxrss") == 0 && argc >= 4) return maxrss(argv[2], argv + 3);
+  if (strcmp(mode, "churn") == 0 && argc == 3) return churn(number(argv[2]));
   if (strcmp(mode, "tree") == 0 && argc == 6) {
     long long processes = number(argv[2]);
     if (processes < 1) return usage();

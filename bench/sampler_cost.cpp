@@ -11,7 +11,9 @@
 //   scan        ProcessTracker::scan() once the tree is known (steady state)
 //   raw-scan    readdir /proc and open/read/close every /proc/PID/stat, no parsing
 //   json        the sample as the journal line the supervisor writes
-// and prints medians and ratios. Wall time, steady clock.
+// and prints medians and ratios. Wall time, steady clock. Last, the cost of
+// ProcessTracker::on_exit for a pid that is not the job's, with and without
+// a full deque of remembered deaths.
 //
 // usage: sampler_cost [--reps R] [N ...]
 #include <dirent.h>
@@ -232,6 +234,37 @@ Result measure(int total, int reps) {
   return r;
 }
 
+// ProcessTracker::on_exit for a pid that is not the job's (the process
+// connector reports every exit on the host): with no remembered deaths, and
+// with the deque of recent deaths full after a job that ran many short
+// commands. Returns {empty us, full us} per call, medians.
+std::pair<double, double> foreign_exit_cost(int reps) {
+  using namespace ftdiag;
+  constexpr int kCalls = 1000;
+  constexpr int kFirstForeignPid = 10'000'000;  // above any pid_max, so never ours
+  auto per_call = [&](supervise::ProcessTracker& tracker) {
+    std::vector<double> times;
+    for (int rep = 0; rep < reps; ++rep) {
+      auto t = Clock::now();
+      for (int i = 0; i < kCalls; ++i) {
+        auto died = tracker.on_exit(kFirstForeignPid + i, evidence::ExitStatus::exited(0), "netlink", 0.0);
+        sink = died.has_value();
+      }
+      times.push_back(micros_since(t) / kCalls);
+    }
+    return median(times);
+  };
+  supervise::ProcessTracker empty(collect::SystemRoots{}, ::getpid());
+  supervise::ProcessTracker full(collect::SystemRoots{}, ::getpid());
+  for (int pid = 1; pid <= 5000; ++pid) {
+    // "waitpid" deaths are ours even unseen: this fills the remembered deaths.
+    full.on_exit(5'000'000 + pid, evidence::ExitStatus::exited(0), "waitpid", 0.0);
+  }
+  double e = per_call(empty);
+  double f = per_call(full);
+  return {e, f};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -277,6 +310,11 @@ int main(int argc, char** argv) {
       "work); scan = ProcessTracker::scan(); raw-scan = readdir /proc + read every /proc/PID/stat; json =\n"
       "the sample's journal line (bytes: its length); self-stat = one read of /proc/self/stat; vs-self =\n"
       "sample / ((procs + 4) x self-stat), the 4 being the tick's fixed files.\n");
+  auto [empty_exit, full_exit] = foreign_exit_cost(reps > 0 ? std::min(reps, 200) : 200);
+  std::printf(
+      "\nProcessTracker::on_exit of a foreign pid (netlink reports every exit on the host): %.3f us with no\n"
+      "remembered deaths, %.3f us with the 4096 remembered deaths full (ratio %.1f)\n",
+      empty_exit, full_exit, full_exit / empty_exit);
   for (const auto& x : results) {
     const double tick_us = x.sample + x.json;
     std::printf(
@@ -287,5 +325,7 @@ int main(int argc, char** argv) {
         // Per tick: one sample and its journal line; a scan every 20th tick with netlink.
         (tick_us + x.scan / 20.0) / 5000.0);
   }
+  std::printf("RESULT foreign_exit empty_us=%.3f full_us=%.3f ratio=%.1f\n", empty_exit, full_exit,
+              full_exit / empty_exit);
   return 0;
 }

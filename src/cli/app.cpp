@@ -16,6 +16,9 @@ int run_app(int argc, char** argv) {
   app.require_subcommand(1);
   Action run_action = add_run_command(app);
   Action analyze_action = add_analyze_command(app);
+  Action judge_action = add_judge_command(app);
+  Action rules_action = add_rules_command(app);
+  Action explain_action = add_explain_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -30,6 +33,9 @@ int run_app(int argc, char** argv) {
   try {
     if (app.got_subcommand("run")) return run_action();
     if (app.got_subcommand("analyze")) return analyze_action();
+    if (app.got_subcommand("judge")) return judge_action();
+    if (app.got_subcommand("rules")) return rules_action();
+    if (app.got_subcommand("explain")) return explain_action();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ftdiag: internal error: %s\n", e.what());
     return kExitInternal;

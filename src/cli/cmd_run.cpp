@@ -4,9 +4,11 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/diagnosis.h"
 #include "cli/exit_codes.h"
 #include "evidence/job_reader.h"
 #include "report/run_summary.h"
+#include "report/verdict_text.h"
 #include "supervise/exit_mirror.h"
 #include "supervise/supervisor.h"
 
@@ -16,27 +18,40 @@ namespace {
 
 struct RunArguments {
   supervise::SupervisorOptions options;
+  std::vector<std::string> rule_dirs;
   bool quiet = false;
 };
 
-void print_summary(const std::filesystem::path& run_dir) {
-  auto run = evidence::read_run_directory(run_dir);
-  if (!run) {
+// The record is read back from disk, the way `ftdiag analyze` reads it, so
+// what the user sees now is what a later analysis will say.
+void print_summary_and_verdict(const RunArguments& args, const std::filesystem::path& run_dir) {
+  auto document = read_job(run_dir);
+  if (!document || document->runs.empty()) {
     std::fprintf(stderr, "ftdiag: the record in %s could not be read back: %s\n", run_dir.c_str(),
-                 run.missing().detail.c_str());
+                 document ? "no run" : document.missing().detail.c_str());
     return;
   }
-  std::fputs(report::render_run_summary(run.value(), run_dir.string()).c_str(), stderr);
+  std::fputs(report::render_run_summary(document->runs.front(), run_dir.string()).c_str(), stderr);
+  auto rules = load_rule_set(args.rule_dirs);
+  if (!rules) return;
+  std::fputs(report::render_verdict(judge_document(document.value(), rules.value())).c_str(), stderr);
 }
 
-int run_supervised(RunArguments& args) {
+int run_supervised(const RunArguments& args) {
   auto outcome = supervise::supervise(args.options);
   if (auto* failure = std::get_if<supervise::SupervisorFailure>(&outcome)) {
     std::fprintf(stderr, "%s\n", failure->message.c_str());
     return failure->exit_code;
   }
   const auto& job = std::get<supervise::SupervisedJob>(outcome);
-  if (!args.quiet) print_summary(job.run_dir);
+  if (!args.quiet) {
+    // A diagnosis that fails must never change how the job's end is reported.
+    try {
+      print_summary_and_verdict(args, job.run_dir);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ftdiag: could not diagnose the run: %s\n", e.what());
+    }
+  }
   supervise::mirror_exit(job.status);
 }
 
@@ -50,11 +65,11 @@ Action add_run_command(CLI::App& app) {
   run->add_option("--interval", args->options.sample_interval_s, "Seconds between memory samples")
       ->default_val(0.5)
       ->check(CLI::Range(0.01, 3600.0));
-  run->add_flag("--quiet,-q", args->quiet, "No summary on stderr when the job ends");
+  run->add_flag("--quiet,-q", args->quiet, "No summary or verdict on stderr when the job ends");
   run->add_flag("--no-netlink", args->options.disable_netlink,
                 "Do not use the netlink process connector (see deaths by waitpid and /proc scans only)");
-  run->add_option("command", args->options.argv, "The job's command and its arguments, after --")
-      ->required();
+  run->add_option("--rules", args->rule_dirs, "A directory (or file) of extra rules for the verdict; repeatable");
+  run->add_option("command", args->options.argv, "The job's command and its arguments, after --")->required();
   run->prefix_command();
   return [args] { return run_supervised(*args); };
 }

@@ -12,5 +12,8 @@ using Action = std::function<int()>;
 
 Action add_run_command(CLI::App& app);
 Action add_analyze_command(CLI::App& app);
+Action add_judge_command(CLI::App& app);
+Action add_rules_command(CLI::App& app);
+Action add_explain_command(CLI::App& app);
 
 }  // namespace ftdiag::cli

@@ -58,7 +58,7 @@ Located make_backend(std::filesystem::path directory, const std::string& cgroup_
                    fmt::format("cgroup directory {} does not exist (process exited or cgroup removed)",
                                directory.string())};
   }
-  return std::unique_ptr<MemoryCgroup>(new Backend(std::move(directory), cgroup_path));
+  return std::unique_ptr<MemoryCgroup>(std::make_unique<Backend>(std::move(directory), cgroup_path));
 }
 
 std::optional<Located> locate_v1(const SystemRoots& roots, const std::vector<CgroupMembership>& groups,

@@ -39,7 +39,8 @@ struct MemoryWatermarks {
   std::optional<double> node_min_available_time;
   Fact<Bytes> job_rss_peak = Missing{};  // sum over the tree's processes, per sample
   std::optional<double> job_rss_peak_time;
-  Fact<CgroupMemory> cgroup_last = Missing{};  // the last reading (the cgroup may vanish)
+  Fact<CgroupMemory> cgroup_first = Missing{};  // the first reading: counters before the job ran
+  Fact<CgroupMemory> cgroup_last = Missing{};   // the last reading (the cgroup may vanish)
   Fact<Bytes> cgroup_peak = Missing{};         // kernel's peak, or the highest sampled usage
   Fact<Bytes> dev_shm_peak_used = Missing{};
   Fact<Bytes> dev_shm_total = Missing{};
@@ -58,8 +59,22 @@ struct TimelinePoint {
   bool operator==(const TimelinePoint&) const = default;
 };
 
+// A stretch of consecutive console lines that mark the same training phase
+// (rules/phases.json): "checkpoint-save" from the first "Saving model
+// checkpoint" line until a line of another phase.
+struct PhaseStretch {
+  std::string phase;
+  double first_time = 0;
+  double last_time = 0;
+  std::uint64_t lines = 0;
+  std::string first_line;
+
+  bool operator==(const PhaseStretch&) const = default;
+};
+
 struct ConsoleEvidence {
   std::uint64_t line_count = 0;
+  std::vector<PhaseStretch> phases;  // oldest first; at most the last 1000 stretches
   std::vector<ConsoleLine> tail;  // the last lines, oldest first
   Fact<bool> readable = true;     // Missing when console.log could not be read
 

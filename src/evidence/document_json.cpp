@@ -67,6 +67,7 @@ json memory_to_json(const MemoryWatermarks& m) {
           {"node_min_available_time", optional_time(m.node_min_available_time)},
           {"job_rss_peak_bytes", fact_to_json(m.job_rss_peak)},
           {"job_rss_peak_time", optional_time(m.job_rss_peak_time)},
+          {"cgroup_first", fact_to_json(m.cgroup_first)},
           {"cgroup", fact_to_json(m.cgroup_last)},
           {"cgroup_peak_bytes", fact_to_json(m.cgroup_peak)},
           {"dev_shm_peak_used_bytes", fact_to_json(m.dev_shm_peak_used)},
@@ -80,6 +81,7 @@ MemoryWatermarks memory_from_json(const json& j) {
   m.node_min_available_time = optional_time_from(j.at("node_min_available_time"));
   m.job_rss_peak = fact_from_json<Bytes>(j, "job_rss_peak_bytes");
   m.job_rss_peak_time = optional_time_from(j.at("job_rss_peak_time"));
+  m.cgroup_first = fact_from_json<CgroupMemory>(j, "cgroup_first");
   m.cgroup_last = fact_from_json<CgroupMemory>(j, "cgroup");
   m.cgroup_peak = fact_from_json<Bytes>(j, "cgroup_peak_bytes");
   m.dev_shm_peak_used = fact_from_json<Bytes>(j, "dev_shm_peak_used_bytes");
@@ -111,13 +113,24 @@ json console_to_json(const ConsoleEvidence& c) {
   for (const auto& line : c.tail) {
     tail.push_back({{"time", line.time}, {"stream", std::string(1, line.stream)}, {"text", line.text}});
   }
-  return {{"line_count", c.line_count}, {"readable", fact_to_json(c.readable)}, {"tail", std::move(tail)}};
+  json phases = json::array();
+  for (const auto& p : c.phases) {
+    phases.push_back({{"phase", p.phase}, {"first_time", p.first_time}, {"last_time", p.last_time},
+                      {"lines", p.lines}, {"first_line", p.first_line}});
+  }
+  return {{"line_count", c.line_count}, {"readable", fact_to_json(c.readable)}, {"phases", std::move(phases)},
+          {"tail", std::move(tail)}};
 }
 
 ConsoleEvidence console_from_json(const json& j) {
   ConsoleEvidence c;
   c.line_count = j.at("line_count").get<std::uint64_t>();
   c.readable = fact_from_json<bool>(j, "readable");
+  for (const auto& p : j.at("phases")) {
+    c.phases.push_back({p.at("phase").get<std::string>(), p.at("first_time").get<double>(),
+                        p.at("last_time").get<double>(), p.at("lines").get<std::uint64_t>(),
+                        p.at("first_line").get<std::string>()});
+  }
   for (const auto& line : j.at("tail")) {
     auto stream = line.at("stream").get<std::string>();
     c.tail.push_back({line.at("time").get<double>(), stream.empty() ? 'o' : stream[0],

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "evidence/job_directory.h"
+#include "evidence/phase_table.h"
 #include "evidence/records_json.h"
 #include "evidence/run_builder.h"
 
@@ -50,7 +51,18 @@ void read_journal_into(const fs::path& journal, RunBuilder& builder) {
   }
 }
 
-ConsoleEvidence read_console(const fs::path& file) {
+void note_phase(std::vector<PhaseStretch>& stretches, std::string_view phase, const ConsoleLine& line) {
+  if (!stretches.empty() && stretches.back().phase == phase) {
+    stretches.back().last_time = line.time;
+    ++stretches.back().lines;
+    return;
+  }
+  constexpr std::size_t kMaxMarkerText = 500;
+  stretches.push_back({std::string(phase), line.time, line.time, 1, line.text.substr(0, kMaxMarkerText)});
+  if (stretches.size() > kMaxPhaseStretches) stretches.erase(stretches.begin());
+}
+
+ConsoleEvidence read_console(const fs::path& file, const PhaseTable* phases) {
   ConsoleEvidence console;
   if (auto readable = check_readable(file); !readable) {
     console.readable = readable.missing();
@@ -63,6 +75,9 @@ ConsoleEvidence read_console(const fs::path& file) {
     ++console.line_count;
     auto parsed = parse_console_line(line);
     if (!parsed) continue;
+    if (phases) {
+      if (auto phase = phases->classify(parsed->text)) note_phase(console.phases, *phase, parsed.value());
+    }
     tail.push_back(std::move(parsed).value());
     if (tail.size() > kConsoleTailLines) tail.pop_front();
   }
@@ -72,7 +87,7 @@ ConsoleEvidence read_console(const fs::path& file) {
 
 }  // namespace
 
-Fact<RunEvidence> read_run_directory(const fs::path& run_dir) {
+Fact<RunEvidence> read_run_directory(const fs::path& run_dir, const PhaseTable* phases) {
   const fs::path journal = run_dir / kJournalFileName;
   if (auto readable = check_readable(journal); !readable) return readable.missing();
   RunBuilder builder;
@@ -81,7 +96,7 @@ Fact<RunEvidence> read_run_directory(const fs::path& run_dir) {
     builder.add_problem(journal.string() + ": no \"run\" record: the journal's first line is missing or damaged");
   }
   RunEvidence run = std::move(builder).finish(run_dir.filename().string());
-  run.console = read_console(run_dir / kConsoleFileName);
+  run.console = read_console(run_dir / kConsoleFileName, phases);
   return run;
 }
 
@@ -94,7 +109,7 @@ bool is_job_directory(const fs::path& path) {
   return false;
 }
 
-Fact<EvidenceDocument> read_job_directory(const fs::path& path) {
+Fact<EvidenceDocument> read_job_directory(const fs::path& path, const PhaseTable* phases) {
   std::error_code ec;
   if (!fs::is_directory(path, ec)) {
     if (ec && ec != std::errc::no_such_file_or_directory) return missing_from_errno(ec.value(), "stat " + path.string());
@@ -118,7 +133,7 @@ Fact<EvidenceDocument> read_job_directory(const fs::path& path) {
   document.generator = fmt::format("ftdiag {}", FTDIAG_VERSION);
   document.source = path.string();
   for (const auto& dir : run_dirs) {
-    auto run = read_run_directory(dir);
+    auto run = read_run_directory(dir, phases);
     if (!run) {
       RunEvidence unreadable;
       unreadable.directory = dir.filename().string();

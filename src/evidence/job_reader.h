@@ -13,16 +13,21 @@
 namespace ftdiag::evidence {
 
 inline constexpr std::size_t kConsoleTailLines = 200;
+inline constexpr std::size_t kMaxPhaseStretches = 1000;
+
+class PhaseTable;
 
 // PATH is a run folder (it holds journal.jsonl) or a job directory whose
 // sub-folders are runs (several ranks or nodes). Missing when PATH holds no
 // journal at all, or cannot be read.
-Fact<EvidenceDocument> read_job_directory(const std::filesystem::path& path);
+// With `phases`, console lines that mark a training phase are summarised in
+// each run's console.phases.
+Fact<EvidenceDocument> read_job_directory(const std::filesystem::path& path, const PhaseTable* phases = nullptr);
 
 // True when PATH looks like something `ftdiag run` wrote.
 bool is_job_directory(const std::filesystem::path& path);
 
 // One run folder.
-Fact<RunEvidence> read_run_directory(const std::filesystem::path& run_dir);
+Fact<RunEvidence> read_run_directory(const std::filesystem::path& run_dir, const PhaseTable* phases = nullptr);
 
 }  // namespace ftdiag::evidence

@@ -95,11 +95,13 @@ void RunBuilder::add_to_cgroup_watermarks(const MemorySample& s) {
   auto& m = run_.memory;
   if (!s.cgroup) {
     if (!m.cgroup_last) {
+      m.cgroup_first = s.cgroup.missing();
       m.cgroup_last = s.cgroup.missing();
       m.cgroup_peak = s.cgroup.missing();
     }
     return;
   }
+  if (!m.cgroup_first && s.cgroup->usage) m.cgroup_first = s.cgroup;
   // A vanished cgroup reads as all-missing; keep the last real reading.
   if (s.cgroup->usage || !m.cgroup_last) m.cgroup_last = s.cgroup;
   if (s.cgroup->peak) raise_to(m.cgroup_peak, s.cgroup->peak.value());

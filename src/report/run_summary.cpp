@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "report/units.h"
+#include "base/units.h"
 
 namespace ftdiag::report {
 

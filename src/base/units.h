@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-namespace ftdiag::report {
+namespace ftdiag {
 
 // "512 B", "1.5 KiB", "98.0 MiB", "63.2 GiB".
 std::string format_bytes(std::uint64_t bytes);
@@ -12,4 +12,4 @@ std::string format_bytes(std::uint64_t bytes);
 // "0.8 s", "12.3 s", "4 min 02 s", "3 h 07 min".
 std::string format_duration(double seconds);
 
-}  // namespace ftdiag::report
+}  // namespace ftdiag

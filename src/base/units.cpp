@@ -1,10 +1,10 @@
-#include "report/units.h"
+#include "base/units.h"
 
 #include <cmath>
 
 #include <fmt/format.h>
 
-namespace ftdiag::report {
+namespace ftdiag {
 
 std::string format_bytes(std::uint64_t bytes) {
   static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
@@ -26,4 +26,4 @@ std::string format_duration(double seconds) {
   return fmt::format("{} h {:02} min", whole / 3600, (whole % 3600) / 60);
 }
 
-}  // namespace ftdiag::report
+}  // namespace ftdiag

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Builds what the benchmarks need (unless --no-build) and runs them all:
+# sampler_cost, overhead.py, peak_rss.py and readback.py. Prints each one's
+# report, then a summary of their RESULT lines. See bench/README.md.
+#
+# usage: bench/run_all.sh [--quick] [--no-build] [--build DIR] [--log FILE]
+#   --quick     shorter runs (a smoke test of the benchmarks, not figures to quote)
+#   --no-build  use the binaries already in the build folder
+#   --build     CMake build folder (default: $FTDIAG_BUILD or build/default)
+#   --log       where the full output goes as well (default: a file in ${TMPDIR:-/tmp})
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(dirname "$here")"
+build="${FTDIAG_BUILD:-$repo/build/default}"
+quick=0
+do_build=1
+log=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --quick) quick=1 ;;
+    --no-build) do_build=0 ;;
+    --build) build="$2"; shift ;;
+    --log) log="$2"; shift ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    *) echo "run_all.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+build="$(realpath -m "$build")"
+log="${log:-${TMPDIR:-/tmp}/ftdiag-bench-$(date +%Y%m%d-%H%M%S).log}"
+
+if [[ $do_build -eq 1 ]]; then
+  if [[ ! -f "$build/build.ninja" && ! -f "$build/Makefile" ]]; then
+    if [[ "$build" == "$repo/build/default" ]]; then
+      (cd "$repo" && cmake --preset default)
+    else
+      cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFTDIAG_BUILD_BENCH=ON
+    fi
+  fi
+  cmake --build "$build" --target ftdiag bench_job sampler_cost
+fi
+for binary in "$build/ftdiag" "$build/bench/bench_job" "$build/bench/sampler_cost"; do
+  [[ -x "$binary" ]] || { echo "run_all.sh: $binary is missing (build first, or drop --no-build)" >&2; exit 1; }
+done
+
+if [[ $quick -eq 1 ]]; then
+  sampler_args=(--reps 100)
+  overhead_args=(--pairs 5 --cpu-seconds 1 --idle-seconds 4 --children 100 --foreign 1000 --lines 200000)
+  peak_args=(--lines 500 --hold 1)
+  readback_args=(--reps 1 --case 1:1 --case 100:0.1)
+else
+  sampler_args=()
+  overhead_args=()
+  peak_args=()
+  readback_args=()
+fi
+
+export FTDIAG_BUILD="$build"
+{
+  echo "ftdiag benchmarks, $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')), $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo), kernel $(uname -r)"
+  echo "source: ${FTDIAG_SOURCE_ID:-$(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown)}; build: $build"
+  echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo
+  echo "### bench/sampler_cost ${sampler_args[*]:-}"
+  "$build/bench/sampler_cost" "${sampler_args[@]}"
+  echo
+  echo "### bench/overhead.py ${overhead_args[*]:-}"
+  python3 "$here/overhead.py" "${overhead_args[@]}"
+  echo
+  echo "### bench/peak_rss.py ${peak_args[*]:-}"
+  python3 "$here/peak_rss.py" "${peak_args[@]}"
+  echo
+  echo "### bench/readback.py ${readback_args[*]:-}"
+  python3 "$here/readback.py" "${readback_args[@]}"
+  echo
+  echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+} 2>&1 | tee "$log"
+
+echo
+echo "================ summary ================"
+grep '^RESULT ' "$log" | sed 's/^RESULT //' | while read -r name rest; do
+  printf '%-22s %s\n' "$name" "$rest"
+done
+echo "full output: $log"

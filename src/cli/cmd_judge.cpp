@@ -1,0 +1,62 @@
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "base/read_file.h"
+#include "cli/commands.h"
+#include "cli/diagnosis.h"
+#include "cli/exit_codes.h"
+#include "evidence/document_json.h"
+#include "report/report_json.h"
+#include "report/verdict_text.h"
+
+namespace ftdiag::cli {
+
+namespace {
+
+struct JudgeArguments {
+  std::string file;
+  std::string format = "text";
+  std::vector<std::string> rule_dirs;
+};
+
+int judge(const JudgeArguments& args) {
+  auto rules = load_rule_set(args.rule_dirs);
+  if (!rules) return kExitRulesInvalid;
+  auto text = read_small_file(args.file, std::size_t{1} << 30);
+  if (!text) {
+    std::fprintf(stderr, "ftdiag judge: %s\n", text.missing().detail.c_str());
+    return text.missing().reason == MissingReason::permission_denied ? kExitInputUnreadable : kExitInputNotFound;
+  }
+  auto j = nlohmann::json::parse(text.value(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    std::fprintf(stderr, "ftdiag judge: %s is not a JSON object (expected an evidence document or a report)\n", args.file.c_str());
+    return kExitInputUnreadable;
+  }
+  // A saved report carries its evidence; judging it again re-runs the rules.
+  auto document = evidence::document_from_json(j.contains("evidence") ? j["evidence"] : j);
+  if (!document) {
+    std::fprintf(stderr, "ftdiag judge: %s: %s\n", args.file.c_str(), document.missing().detail.c_str());
+    return kExitInputUnreadable;
+  }
+  const auto judgement = judge_document(document.value(), rules.value());
+  if (args.format == "json") {
+    std::cout << report::report_to_json(document.value(), judgement).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+  } else {
+    std::cout << report::render_verdict(judgement);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Action add_judge_command(CLI::App& app) {
+  auto args = std::make_shared<JudgeArguments>();
+  CLI::App* cmd = app.add_subcommand("judge", "Run the rules again on saved evidence (an evidence document or a report)");
+  cmd->add_option("evidence", args->file, "EVIDENCE.json")->required();
+  cmd->add_option("--format", args->format, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--rules", args->rule_dirs, "A directory (or file) of extra rules; repeatable");
+  return [args] { return judge(*args); };
+}
+
+}  // namespace ftdiag::cli

@@ -1,0 +1,32 @@
+// The pipeline shared by analyze, judge and run: evidence -> facts -> rules
+// -> judgement, with the built-in rules plus any --rules directories.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/fact.h"
+#include "evidence/document.h"
+#include "evidence/phase_table.h"
+#include "rules/engine.h"
+#include "rules/rule_loader.h"
+
+namespace ftdiag::cli {
+
+// Built-in rules and the user's. Load errors are printed to stderr; the
+// result is Missing when any rule failed to load (a broken rule must be
+// fixed, not silently skipped).
+Fact<rules::RuleSet> load_rule_set(const std::vector<std::string>& extra_rule_dirs);
+
+// rules/phases.json of the built-in rules directory; Missing is reported by
+// the caller (phases then stay unknown).
+Fact<evidence::PhaseTable> load_phase_table();
+
+// Reads a job directory with phase recognition.
+Fact<evidence::EvidenceDocument> read_job(const std::filesystem::path& path);
+
+rules::Judgement judge_document(const evidence::EvidenceDocument& document, const rules::RuleSet& rules);
+
+}  // namespace ftdiag::cli

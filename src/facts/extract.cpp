@@ -1,0 +1,21 @@
+#include "facts/extract.h"
+
+#include "facts/registry.h"
+
+namespace ftdiag::facts {
+
+FactSet extract_facts(const evidence::EvidenceDocument& document) {
+  FactSet facts;
+  const auto incident = find_incident(document);
+  extract_job_facts(document, incident, facts);
+  extract_memory_facts(document, incident, facts);
+  extract_phase_facts(document, incident, facts);
+  for (const auto& spec : fact_registry()) {
+    if (!facts.entries().count(std::string(spec.name))) {
+      facts.set_missing(std::string(spec.name), Missing{MissingReason::not_present, "no evidence for it in this record"});
+    }
+  }
+  return facts;
+}
+
+}  // namespace ftdiag::facts

@@ -1,0 +1,22 @@
+// From the evidence document to the facts rules reason about. Extraction
+// computes (sums, ratios, the incident, the phase at death) but never judges:
+// thresholds live in the rules.
+#pragma once
+
+#include <optional>
+
+#include "evidence/document.h"
+#include "facts/fact_set.h"
+#include "facts/incident.h"
+
+namespace ftdiag::facts {
+
+// Every fact of the registry ends up either set or missing with a reason.
+FactSet extract_facts(const evidence::EvidenceDocument& document);
+
+// The parts, one file each; they share the incident.
+void extract_job_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
+void extract_memory_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
+void extract_phase_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
+
+}  // namespace ftdiag::facts

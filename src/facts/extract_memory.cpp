@@ -1,0 +1,158 @@
+// Facts about memory: the cgroup's limit and peak, the node's RAM, /dev/shm,
+// and the shape of the job's memory curve before the incident.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "facts/extract.h"
+
+namespace ftdiag::facts {
+
+namespace {
+
+using evidence::Bytes;
+using evidence::RunEvidence;
+using evidence::TimelinePoint;
+
+std::int64_t as_int(Bytes b) { return static_cast<std::int64_t>(b); }
+
+// The last timeline point at or before the incident.
+const TimelinePoint* point_before(const RunEvidence& run, double time) {
+  const TimelinePoint* found = nullptr;
+  for (const auto& p : run.timeline) {
+    if (p.time > time) break;
+    found = &p;
+  }
+  return found;
+}
+
+std::optional<Bytes> limit_of(const RunEvidence& run) {
+  const auto& c = run.memory.cgroup_last;
+  if (!c || !c->limit || !c->limit.value()) return std::nullopt;
+  return *c->limit.value();
+}
+
+void extract_cgroup(const RunEvidence& run, const std::string& at, std::optional<double> incident_time, FactSet& facts) {
+  const auto& m = run.memory;
+  if (!m.cgroup_last) {
+    for (const char* name : {"cgroup.version", "cgroup.limit_bytes", "cgroup.peak_bytes", "cgroup.peak_ratio",
+                             "cgroup.usage_before_death_ratio", "cgroup.oom_kill", "cgroup.oom_events"}) {
+      facts.set_missing(name, m.cgroup_last.missing());
+    }
+    return;
+  }
+  const auto& c = m.cgroup_last.value();
+  facts.set("cgroup.version", std::int64_t{c.version}, at + "/memory/cgroup/version");
+  if (m.cgroup_peak) facts.set("cgroup.peak_bytes", as_int(m.cgroup_peak.value()), at + "/memory/cgroup_peak_bytes");
+  const auto limit = limit_of(run);
+  if (!limit) {
+    Missing why = c.limit ? Missing{MissingReason::not_present, "the job's cgroup has no memory limit"} : c.limit.missing();
+    for (const char* name : {"cgroup.limit_bytes", "cgroup.peak_ratio", "cgroup.usage_before_death_ratio"}) facts.set_missing(name, why);
+  } else {
+    facts.set("cgroup.limit_bytes", as_int(*limit), at + "/memory/cgroup/limit_bytes");
+    if (m.cgroup_peak) {
+      facts.set("cgroup.peak_ratio", static_cast<double>(m.cgroup_peak.value()) / static_cast<double>(*limit),
+                at + "/memory/cgroup_peak_bytes");
+    }
+    if (incident_time) {
+      if (const auto* p = point_before(run, *incident_time); p && p->cgroup_usage) {
+        facts.set("cgroup.usage_before_death_ratio", static_cast<double>(p->cgroup_usage.value()) / static_cast<double>(*limit),
+                  at + "/timeline");
+      }
+    }
+  }
+  // Counters are cumulative over the cgroup's life: count what happened during the run.
+  auto during_run = [&](Fact<std::uint64_t> last_value, const Fact<std::uint64_t>& first) -> Fact<FactValue> {
+    if (!last_value) return last_value.missing();
+    const auto before = first ? first.value() : 0;
+    return FactValue{static_cast<std::int64_t>(last_value.value() - std::min(before, last_value.value()))};
+  };
+  const auto& first = m.cgroup_first;
+  auto oom_kill = during_run(c.oom_kill, first ? first->oom_kill : Fact<std::uint64_t>(Missing{}));
+  auto oom_events = during_run(c.oom_events, first ? first->oom_events : Fact<std::uint64_t>(Missing{}));
+  if (oom_kill) facts.set("cgroup.oom_kill", oom_kill.value(), at + "/memory/cgroup/oom_kill");
+  else facts.set_missing("cgroup.oom_kill", oom_kill.missing());
+  if (oom_events) facts.set("cgroup.oom_events", oom_events.value(), at + "/memory/cgroup/oom_events");
+  else facts.set_missing("cgroup.oom_events", oom_events.missing());
+}
+
+void extract_node(const RunEvidence& run, const std::string& at, std::optional<double> incident_time, FactSet& facts) {
+  const auto& m = run.memory;
+  if (m.node_mem_total) facts.set("node.mem_total_bytes", as_int(m.node_mem_total.value()), at + "/memory/node_mem_total_bytes");
+  if (m.node_min_available) {
+    facts.set("node.min_available_bytes", as_int(m.node_min_available.value()), at + "/memory/node_min_available_bytes");
+    if (m.node_mem_total && m.node_mem_total.value() > 0) {
+      facts.set("node.min_available_ratio",
+                static_cast<double>(m.node_min_available.value()) / static_cast<double>(m.node_mem_total.value()),
+                at + "/memory/node_min_available_bytes");
+    }
+  }
+  if (incident_time && m.node_mem_total && m.node_mem_total.value() > 0) {
+    if (const auto* p = point_before(run, *incident_time); p && p->node_available) {
+      facts.set("node.available_before_death_ratio",
+                static_cast<double>(p->node_available.value()) / static_cast<double>(m.node_mem_total.value()), at + "/timeline");
+    }
+  }
+  if (m.dev_shm_total) {
+    facts.set("shm.total_bytes", as_int(m.dev_shm_total.value()), at + "/memory/dev_shm_total_bytes");
+    if (m.dev_shm_peak_used && m.dev_shm_total.value() > 0) {
+      facts.set("shm.peak_used_ratio",
+                static_cast<double>(m.dev_shm_peak_used.value()) / static_cast<double>(m.dev_shm_total.value()),
+                at + "/memory/dev_shm_peak_used_bytes");
+    }
+  }
+  if (m.job_rss_peak) facts.set("memory.job_rss_peak_bytes", as_int(m.job_rss_peak.value()), at + "/memory/job_rss_peak_bytes");
+}
+
+// The job's memory curve: the cgroup's usage when a limit binds it, else the
+// job's total RSS.
+void extract_curve(const RunEvidence& run, const std::string& at, double end_time, FactSet& facts) {
+  const bool use_cgroup = limit_of(run).has_value();
+  std::vector<std::pair<double, double>> curve;
+  for (const auto& p : run.timeline) {
+    if (p.time > end_time) break;
+    const auto& value = use_cgroup ? p.cgroup_usage : p.job_rss;
+    if (value) curve.emplace_back(p.time, static_cast<double>(value.value()));
+  }
+  facts.set("memory.samples", static_cast<std::int64_t>(curve.size()), at + "/timeline");
+  if (curve.size() < 2) return;
+  std::size_t rises = 0, changes = 0;
+  for (std::size_t i = 1; i < curve.size(); ++i) {
+    if (curve[i].second == curve[i - 1].second) continue;
+    ++changes;
+    rises += curve[i].second > curve[i - 1].second;
+  }
+  if (changes > 0) facts.set("memory.rising_fraction", static_cast<double>(rises) / static_cast<double>(changes), at + "/timeline");
+  // Base: the median of the first tenth, so a process still starting up
+  // (a few MiB of interpreter) does not make every curve look like growth.
+  std::vector<double> head;
+  for (std::size_t i = 0; i < std::max<std::size_t>(1, curve.size() / 10); ++i) head.push_back(curve[i].second);
+  std::nth_element(head.begin(), head.begin() + static_cast<std::ptrdiff_t>(head.size() / 2), head.end());
+  const double base = head[head.size() / 2];
+  auto peak = std::max_element(curve.begin(), curve.end(), [](auto& a, auto& b) { return a.second < b.second; });
+  if (base > 0) facts.set("memory.growth_factor", peak->second / base, at + "/timeline");
+  double rise_start = curve.front().first;
+  for (auto it = curve.begin(); it != peak; ++it) {
+    if (it->second < peak->second / 2) rise_start = std::next(it)->first;
+  }
+  const double span = peak->first - rise_start;
+  facts.set("memory.rise_span", span, at + "/timeline");
+  const double lifetime = end_time - run.started.time;
+  if (lifetime > 0) facts.set("memory.rise_span_ratio", std::min(1.0, span / lifetime), at + "/timeline");
+}
+
+}  // namespace
+
+void extract_memory_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts) {
+  if (document.runs.empty()) return;
+  const std::size_t r = incident ? incident->run : 0;
+  const auto& run = document.runs[r];
+  const auto at = fmt::format("/runs/{}", r);
+  const std::optional<double> incident_time = incident ? std::optional<double>(incident->time) : std::nullopt;
+  extract_cgroup(run, at, incident_time, facts);
+  extract_node(run, at, incident_time, facts);
+  const double end_time = incident ? incident->time : (run.ended ? run.ended->time : run.started.time);
+  extract_curve(run, at, end_time, facts);
+}
+
+}  // namespace ftdiag::facts

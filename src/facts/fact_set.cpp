@@ -1,0 +1,19 @@
+#include "facts/fact_set.h"
+
+namespace ftdiag::facts {
+
+void FactSet::set(std::string name, FactValue value, std::string pointer) {
+  entries_[std::move(name)] = FactEntry{std::move(value), std::move(pointer)};
+}
+
+void FactSet::set_missing(std::string name, Missing why) {
+  entries_[std::move(name)] = FactEntry{std::move(why), {}};
+}
+
+const FactEntry& FactSet::get(const std::string& name) const {
+  static const FactEntry kNotGathered{};
+  auto it = entries_.find(name);
+  return it == entries_.end() ? kNotGathered : it->second;
+}
+
+}  // namespace ftdiag::facts

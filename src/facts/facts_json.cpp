@@ -1,0 +1,45 @@
+#include "facts/facts_json.h"
+
+#include <fmt/format.h>
+
+#include "facts/registry.h"
+
+namespace ftdiag::facts {
+
+Fact<FactSet> facts_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) return Missing{MissingReason::unparseable, "facts must be a JSON object"};
+  FactSet facts;
+  for (const auto& [name, value] : j.items()) {
+    const FactSpec* spec = find_fact(name);
+    if (!spec) return Missing{MissingReason::unparseable, fmt::format("unknown fact \"{}\"", name)};
+    const bool fits = (spec->type == FactType::boolean && value.is_boolean()) ||
+                      (spec->type == FactType::string && value.is_string()) ||
+                      (spec->type == FactType::integer && value.is_number_integer()) ||
+                      (spec->type == FactType::number && value.is_number());
+    if (!fits) {
+      return Missing{MissingReason::unparseable,
+                     fmt::format("fact \"{}\" is a {}, not {}", name, to_string(spec->type), value.dump())};
+    }
+    if (value.is_boolean()) facts.set(name, value.get<bool>());
+    else if (value.is_string()) facts.set(name, value.get<std::string>());
+    else if (spec->type == FactType::integer) facts.set(name, value.get<std::int64_t>());
+    else facts.set(name, value.get<double>());
+  }
+  for (const auto& spec : fact_registry()) {
+    if (!j.contains(std::string(spec.name))) {
+      facts.set_missing(std::string(spec.name), Missing{MissingReason::not_present, "not in the fixture"});
+    }
+  }
+  return facts;
+}
+
+nlohmann::json facts_to_json(const FactSet& facts) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, entry] : facts.entries()) {
+    if (!entry.value) continue;
+    std::visit([&](const auto& v) { j[name] = v; }, entry.value.value());
+  }
+  return j;
+}
+
+}  // namespace ftdiag::facts

@@ -1,0 +1,95 @@
+#include "facts/registry.h"
+
+#include <algorithm>
+#include <array>
+
+namespace ftdiag::facts {
+
+namespace {
+
+using enum FactType;
+using enum Unit;
+
+// Grouped by what they describe. "The incident" is the first death by a
+// signal anywhere in the job's tree, or else the job's own non-zero exit.
+constexpr std::array kFacts = std::to_array<FactSpec>({
+    // The job as a whole.
+    {"job.exit_code", integer, none, "exit code of the job (the command ftdiag ran); missing when a signal killed it"},
+    {"job.signal", integer, signal, "signal that killed the job's own process"},
+    {"job.launcher_code", integer, none, "the job's status as launchers print it: N for exit(N), -S for signal S"},
+    {"job.duration", number, seconds, "time from the start of the job to its end"},
+    {"job.failed", boolean, none, "the job ended by a signal or with a non-zero exit code"},
+    {"job.runs", integer, count, "runs (ranks or nodes) recorded in the job directory"},
+    {"job.record_complete", boolean, none, "every run's journal has its end record (false: ftdiag itself was killed)"},
+
+    // The incident: the first abnormal death.
+    {"death.pid", integer, none, "pid of the process that died first by a signal (or of the job, for a non-zero exit)"},
+    {"death.signal", integer, signal, "signal that killed the incident's process"},
+    {"death.exit_code", integer, none, "exit code of the incident's process, when it exited"},
+    {"death.core_dumped", boolean, none, "the incident's process dumped core"},
+    {"death.after", number, seconds, "time from the start of the job to the incident"},
+    {"death.command", string, none, "command line of the incident's process"},
+    {"death.is_job", boolean, none, "the incident's process is the job itself (not a worker of it)"},
+    {"death.witnesses", string, none, "how the death was seen: netlink, waitpid, subreaper, proc-zombie, proc-scan"},
+    {"death.rss_bytes", integer, bytes, "the incident's process RSS at its last sample"},
+    {"death.peak_rss_bytes", integer, bytes, "the incident's process highest RSS (the kernel's VmHWM or sampled)"},
+
+    // Deaths around the incident.
+    {"deaths.by_signal", integer, count, "processes of the tree killed by any signal"},
+    {"deaths.by_sigkill", integer, count, "processes of the tree killed by SIGKILL"},
+    {"deaths.after_incident", integer, count, "processes that died by SIGTERM, SIGKILL, SIGINT or SIGHUP after the incident"},
+    {"deaths.teardown_span", number, seconds, "time from the incident to the last of those deaths"},
+    {"deaths.forwarded_signals", integer, count, "signals ftdiag received from outside and forwarded to the job"},
+
+    // The job's memory cgroup.
+    {"cgroup.version", integer, none, "cgroup version of the job's memory cgroup (1 or 2)"},
+    {"cgroup.limit_bytes", integer, bytes, "memory limit of the job's cgroup; missing when there is no limit"},
+    {"cgroup.peak_bytes", integer, bytes, "highest memory use of the job's cgroup (kernel peak or sampled)"},
+    {"cgroup.peak_ratio", number, ratio, "cgroup peak / cgroup limit"},
+    {"cgroup.usage_before_death_ratio", number, ratio, "cgroup usage / limit at the last sample before the incident"},
+    {"cgroup.oom_kill", integer, count, "processes the OOM killer killed in the job's cgroup (kernel counter)"},
+    {"cgroup.oom_events", integer, count, "times the cgroup hit its limit with an allocation about to fail (v2 only)"},
+
+    // The node.
+    {"node.mem_total_bytes", integer, bytes, "the node's RAM (MemTotal)"},
+    {"node.min_available_bytes", integer, bytes, "lowest MemAvailable seen during the run"},
+    {"node.min_available_ratio", number, ratio, "lowest MemAvailable / MemTotal"},
+    {"node.available_before_death_ratio", number, ratio, "MemAvailable / MemTotal at the last sample before the incident"},
+    {"node.swap_total_bytes", integer, bytes, "the node's swap (SwapTotal)"},
+
+    // The job's memory over time (the cgroup's usage when it has a limit, else the job's RSS).
+    {"memory.job_rss_peak_bytes", integer, bytes, "highest sum of RSS over the job's processes"},
+    {"memory.samples", integer, count, "memory samples before the incident"},
+    {"memory.growth_factor", number, none, "memory at the incident / memory at the first sample that shows the job's working set"},
+    {"memory.rising_fraction", number, ratio, "share of sample-to-sample changes before the incident that were increases"},
+    {"memory.rise_span", number, seconds, "time during which memory rose from half its final value to its final value"},
+    {"memory.rise_span_ratio", number, ratio, "memory.rise_span / time from start to the incident"},
+
+    // /dev/shm.
+    {"shm.total_bytes", integer, bytes, "size of /dev/shm"},
+    {"shm.peak_used_ratio", number, ratio, "highest /dev/shm use / its size"},
+
+    // Training phase, from the console log.
+    {"phase.at_death", string, none, "training phase of the last phase marker before the incident (checkpoint-save, model-load, training, evaluation, data-preprocessing)"},
+    {"phase.at_death_line", string, none, "the console line that marked that phase"},
+    {"phase.at_death_age", number, seconds, "time from that line to the incident"},
+    {"phase.checkpoint_saves_before", integer, count, "checkpoint-save markers before the incident"},
+
+    // The console.
+    {"console.tail", string, none, "the last console lines before the end, joined by newlines"},
+    {"console.lines", integer, count, "lines the job printed"},
+
+    // How the job was watched.
+    {"watch.netlink", boolean, none, "the netlink process connector saw the tree's forks and exits"},
+});
+
+}  // namespace
+
+std::span<const FactSpec> fact_registry() { return kFacts; }
+
+const FactSpec* find_fact(std::string_view name) {
+  auto it = std::find_if(kFacts.begin(), kFacts.end(), [&](const FactSpec& f) { return f.name == name; });
+  return it == kFacts.end() ? nullptr : &*it;
+}
+
+}  // namespace ftdiag::facts

@@ -1,0 +1,65 @@
+#include "report/report_json.h"
+
+#include "evidence/document_json.h"
+
+namespace ftdiag::report {
+
+using nlohmann::json;
+
+namespace {
+
+json optional_string(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
+
+json cited_to_json(const std::vector<rules::CitedFact>& cited) {
+  json out = json::array();
+  for (const auto& c : cited) {
+    json value;
+    std::visit([&](const auto& v) { value = v; }, c.value);
+    out.push_back({{"fact", c.fact}, {"pointer", c.pointer}, {"value", value}, {"display", c.display}});
+  }
+  return out;
+}
+
+json weighed_to_json(const std::vector<rules::WeighedEvidence>& items) {
+  json out = json::array();
+  for (const auto& item : items) {
+    out.push_back({{"says", item.says}, {"weight", item.weight}, {"evidence", cited_to_json(item.facts)}});
+  }
+  return out;
+}
+
+}  // namespace
+
+json verdict_to_json(const rules::Verdict& verdict) {
+  return {{"cause", verdict.cause},
+          {"confidence", verdict.confidence},
+          {"scope", optional_string(verdict.scope)},
+          {"summary", verdict.summary},
+          {"rule", verdict.rule.empty() ? json(nullptr) : json(verdict.rule)},
+          {"missing_facts", verdict.missing_facts}};
+}
+
+json finding_to_json(const rules::Finding& f) {
+  return {{"cause", f.cause},
+          {"rule", f.rule},
+          {"confidence", f.confidence},
+          {"scope", optional_string(f.scope)},
+          {"summary", f.summary},
+          {"evidence", cited_to_json(f.evidence)},
+          {"supporting", weighed_to_json(f.supporting)},
+          {"contradicting", weighed_to_json(f.contradicting)},
+          {"remediation", f.remediation},
+          {"references", f.references},
+          {"consequence_of", optional_string(f.consequence_of)}};
+}
+
+json report_to_json(const evidence::EvidenceDocument& document, const rules::Judgement& judgement) {
+  json findings = json::array();
+  for (const auto& f : judgement.findings) findings.push_back(finding_to_json(f));
+  return {{"schema_version", kReportSchemaVersion},
+          {"verdict", verdict_to_json(judgement.verdict)},
+          {"findings", std::move(findings)},
+          {"evidence", evidence::document_to_json(document)}};
+}
+
+}  // namespace ftdiag::report

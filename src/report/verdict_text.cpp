@@ -1,0 +1,50 @@
+#include "report/verdict_text.h"
+
+#include <fmt/format.h>
+
+namespace ftdiag::report {
+
+namespace {
+
+std::string confidence_text(double c) { return fmt::format("{:.0f}%", c * 100); }
+
+void append_finding_details(std::string& out, const rules::Finding& f) {
+  if (!f.evidence.empty()) {
+    out += "  evidence:\n";
+    for (const auto& c : f.evidence) out += fmt::format("    {} = {}{}\n", c.fact, c.display, c.pointer.empty() ? "" : "   [" + c.pointer + "]");
+  }
+  for (const auto& s : f.supporting) out += fmt::format("  + {}\n", s.says);
+  for (const auto& s : f.contradicting) out += fmt::format("  - against: {}\n", s.says);
+  if (!f.remediation.empty()) {
+    out += "  what to do:\n";
+    for (std::size_t i = 0; i < f.remediation.size(); ++i) out += fmt::format("    {}. {}\n", i + 1, f.remediation[i]);
+  }
+}
+
+}  // namespace
+
+std::string render_verdict(const rules::Judgement& judgement) {
+  const auto& v = judgement.verdict;
+  std::string out;
+  if (v.cause == "unknown") {
+    out += fmt::format("ftdiag verdict: unknown\n  {}\n", v.summary);
+    if (!v.missing_facts.empty()) out += fmt::format("  missing: {}\n", fmt::join(v.missing_facts, ", "));
+  } else {
+    out += fmt::format("ftdiag verdict: {}{} (confidence {})\n  {}\n", v.cause,
+                       v.scope ? fmt::format(", scope {}", *v.scope) : "", confidence_text(v.confidence), v.summary);
+    if (!judgement.findings.empty() && judgement.findings.front().rule == v.rule) {
+      append_finding_details(out, judgement.findings.front());
+    }
+  }
+  for (const auto& f : judgement.findings) {
+    if (f.rule == v.rule) continue;
+    if (f.consequence_of) {
+      out += fmt::format("  then: {} — a consequence ({})\n", f.summary, f.rule);
+    } else {
+      out += fmt::format("  also considered: {} ({}, confidence {}): {}\n", f.cause, f.rule, confidence_text(f.confidence), f.summary);
+    }
+  }
+  return out;
+}
+
+}  // namespace ftdiag::report

@@ -1,0 +1,113 @@
+#include "rules/engine.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "facts/registry.h"
+#include "rules/causes.h"
+#include "rules/explanation.h"
+
+namespace ftdiag::rules {
+
+namespace {
+
+std::vector<CitedFact> cite(const std::set<std::string>& names, const facts::FactSet& facts) {
+  std::vector<CitedFact> cited;
+  for (const auto& name : names) {
+    const auto& entry = facts.get(name);
+    if (!entry.value) continue;
+    const auto* spec = facts::find_fact(name);
+    cited.push_back({name, entry.pointer, entry.value.value(),
+                     facts::format_value(entry.value.value(), spec ? spec->unit : facts::Unit::none)});
+  }
+  return cited;
+}
+
+std::vector<WeighedEvidence> weigh(const std::vector<WeightedCondition>& items, const facts::FactSet& facts, double& total) {
+  std::vector<WeighedEvidence> held;
+  for (const auto& item : items) {
+    EvaluationTrace trace;
+    if (evaluate(item.condition, facts, &trace) != Truth::yes) continue;
+    total += item.weight;
+    held.push_back({render_template(item.says, facts), item.weight, cite(trace.used, facts)});
+  }
+  return held;
+}
+
+std::optional<Finding> apply(const Rule& rule, const facts::FactSet& facts, std::set<std::string>& missing) {
+  EvaluationTrace trace;
+  const Truth fired = evaluate(rule.when, facts, &trace);
+  if (fired != Truth::yes) {
+    if (fired == Truth::unknown) missing.insert(trace.missing.begin(), trace.missing.end());
+    return std::nullopt;
+  }
+  Finding f;
+  f.cause = rule.cause;
+  f.rule = rule.id;
+  f.consequence = rule.role == RuleRole::consequence;
+  double support = 0, against = 0;
+  f.supporting = weigh(rule.support, facts, support);
+  f.contradicting = weigh(rule.against, facts, against);
+  f.confidence = std::clamp(rule.confidence + support - against, 0.0, 1.0);
+  for (const auto& choice : rule.scope) {
+    if (evaluate(choice.condition, facts) == Truth::yes) {
+      f.scope = choice.scope;
+      break;
+    }
+  }
+  f.summary = render_template(rule.summary, facts);
+  f.evidence = cite(trace.used, facts);
+  for (const auto& step : rule.remediation) f.remediation.push_back(render_template(step, facts));
+  f.references = rule.references;
+  return f;
+}
+
+Verdict unknown_verdict(const std::vector<Finding>& findings, const std::set<std::string>& missing) {
+  Verdict v;
+  v.cause = std::string(kUnknownCause);
+  v.missing_facts.assign(missing.begin(), missing.end());
+  const Finding* best = nullptr;
+  for (const auto& f : findings) {
+    if (!f.consequence && (!best || f.confidence > best->confidence)) best = &f;
+  }
+  if (best) {
+    v.confidence = 0;
+    v.summary = fmt::format("The evidence does not decide. The closest candidate, {} ({:.0f}% confidence), is too weak: {}",
+                            best->cause, best->confidence * 100, best->summary);
+  } else if (!missing.empty()) {
+    v.summary = fmt::format("The evidence does not decide; missing: {}.", fmt::join(v.missing_facts, ", "));
+  } else {
+    v.summary = "No rule matched: nothing in the record points to a known cause.";
+  }
+  return v;
+}
+
+}  // namespace
+
+Judgement judge(const std::vector<Rule>& rules, const facts::FactSet& facts) {
+  Judgement j;
+  std::set<std::string> missing;
+  for (const auto& rule : rules) {
+    if (auto finding = apply(rule, facts, missing)) j.findings.push_back(std::move(*finding));
+  }
+  // Primary findings first, by confidence; ties by rule id for stable output.
+  std::stable_sort(j.findings.begin(), j.findings.end(), [](const Finding& a, const Finding& b) {
+    if (a.consequence != b.consequence) return !a.consequence;
+    if (a.confidence != b.confidence) return a.confidence > b.confidence;
+    return a.rule < b.rule;
+  });
+  const Finding* top = j.findings.empty() || j.findings.front().consequence ? nullptr : &j.findings.front();
+  if (top && top->confidence >= kVerdictThreshold) {
+    j.verdict = Verdict{top->cause, top->confidence, top->scope, top->summary, top->rule, {}};
+    for (auto& f : j.findings) {
+      if (f.consequence) f.consequence_of = top->rule;
+    }
+  } else {
+    j.verdict = unknown_verdict(j.findings, missing);
+  }
+  return j;
+}
+
+}  // namespace ftdiag::rules

@@ -1,0 +1,62 @@
+// Judging: rules evaluated on the facts of one job give findings, ranked by
+// confidence; the verdict is the top primary finding, or `unknown` with the
+// facts that were missing.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "facts/fact_set.h"
+#include "rules/rule.h"
+
+namespace ftdiag::rules {
+
+// A finding needs at least this confidence to become the verdict.
+inline constexpr double kVerdictThreshold = 0.5;
+
+struct CitedFact {
+  std::string fact;
+  std::string pointer;  // into the evidence document; empty for derived facts
+  facts::FactValue value;
+  std::string display;  // the value in its unit
+};
+
+struct WeighedEvidence {
+  std::string says;  // the rule's text, filled in
+  double weight = 0;
+  std::vector<CitedFact> facts;
+};
+
+struct Finding {
+  std::string cause;
+  std::string rule;
+  double confidence = 0;
+  std::optional<std::string> scope;
+  std::string summary;
+  std::vector<CitedFact> evidence;           // the facts that made the rule fire
+  std::vector<WeighedEvidence> supporting;   // support items that held
+  std::vector<WeighedEvidence> contradicting;  // against items that held
+  std::vector<std::string> remediation;
+  std::vector<std::string> references;
+  bool consequence = false;
+  std::optional<std::string> consequence_of;  // the rule id of the finding it follows from
+};
+
+struct Verdict {
+  std::string cause;
+  double confidence = 0;
+  std::optional<std::string> scope;
+  std::string summary;
+  std::string rule;                        // empty for unknown
+  std::vector<std::string> missing_facts;  // what kept rules from deciding
+};
+
+struct Judgement {
+  Verdict verdict;
+  std::vector<Finding> findings;  // primary ones by confidence, then consequences
+};
+
+Judgement judge(const std::vector<Rule>& rules, const facts::FactSet& facts);
+
+}  // namespace ftdiag::rules

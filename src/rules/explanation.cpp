@@ -1,0 +1,52 @@
+#include "rules/explanation.h"
+
+#include "facts/registry.h"
+
+namespace ftdiag::rules {
+
+namespace {
+
+bool is_name_char(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.'; }
+
+// Calls on_text / on_fact for the parts of a template. A "{" not followed by
+// a fact name and "}" is plain text.
+template <class OnText, class OnFact>
+void walk(std::string_view text, OnText on_text, OnFact on_fact) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto open = text.find('{', i);
+    if (open == std::string_view::npos) break;
+    auto close = open + 1;
+    while (close < text.size() && is_name_char(text[close])) ++close;
+    if (close < text.size() && text[close] == '}' && close > open + 1) {
+      on_text(text.substr(i, open - i));
+      on_fact(text.substr(open + 1, close - open - 1));
+      i = close + 1;
+    } else {
+      on_text(text.substr(i, open + 1 - i));
+      i = open + 1;
+    }
+  }
+  on_text(text.substr(i));
+}
+
+}  // namespace
+
+std::vector<std::string> template_facts(std::string_view text) {
+  std::vector<std::string> names;
+  walk(text, [](std::string_view) {}, [&](std::string_view name) { names.emplace_back(name); });
+  return names;
+}
+
+std::string render_template(std::string_view text, const facts::FactSet& facts) {
+  std::string out;
+  walk(text, [&](std::string_view part) { out += part; },
+       [&](std::string_view name) {
+         const auto& entry = facts.get(std::string(name));
+         const auto* spec = facts::find_fact(name);
+         out += entry.value ? facts::format_value(entry.value.value(), spec ? spec->unit : facts::Unit::none) : "unknown";
+       });
+  return out;
+}
+
+}  // namespace ftdiag::rules

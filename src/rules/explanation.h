@@ -1,0 +1,19 @@
+// Explanation templates: "peak {cgroup.peak_bytes} of {cgroup.limit_bytes}"
+// filled with the facts' values in their units ("peak 512.0 MiB of 512.0 MiB").
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "facts/fact_set.h"
+
+namespace ftdiag::rules {
+
+// The fact names a template refers to, in order.
+std::vector<std::string> template_facts(std::string_view text);
+
+// Fills a template; a missing fact reads "unknown".
+std::string render_template(std::string_view text, const facts::FactSet& facts);
+
+}  // namespace ftdiag::rules

@@ -1,0 +1,48 @@
+// Reads rule files and validates them loudly: an unknown fact, a comparison
+// of the wrong type, an unknown cause, a bad regular expression or a typo in
+// a key is a load error naming the file, line:column and JSON pointer.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rules/json_positions.h"
+#include "rules/rule.h"
+
+namespace ftdiag::rules {
+
+struct LoadError {
+  std::string file;
+  TextPosition position;
+  std::string pointer;
+  std::string message;
+
+  // "rules/oom.json:14:9 (/rules/0/when/fact): unknown fact \"cgroup.peek\""
+  std::string describe() const;
+};
+
+struct RuleSet {
+  std::vector<Rule> rules;
+  std::vector<LoadError> errors;
+
+  bool ok() const { return errors.empty(); }
+};
+
+// Longest accepted `matches` pattern, and RE2's memory budget for one: RE2
+// runs in linear time, and these bounds keep compiling cheap too.
+inline constexpr std::size_t kMaxPatternLength = 4096;
+inline constexpr std::int64_t kMaxPatternMemory = 1 << 20;
+
+// Parses the text of one rule file ({"rules": [...]}, comments allowed) into
+// `into`. Rules with errors are not added.
+void parse_rule_file(std::string_view text, const std::string& file_name, RuleSet& into);
+
+// One file, or every *.json directly in a directory except phases.json.
+RuleSet load_rules(const std::filesystem::path& file_or_directory);
+
+// Adds the rules of `more` to `base`; a duplicate id is an error.
+void merge_rules(RuleSet& base, RuleSet more);
+
+}  // namespace ftdiag::rules

@@ -1,0 +1,106 @@
+// A real memory-cgroup OOM kill: the job grows past a 64 MiB limit under
+// ftdiag, the kernel kills it, and the evidence must tell the whole story
+// (who died of what, the limit, the peak, the kill counter, the climb) in
+// agreement with the kernel's own log.
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <doctest/doctest.h>
+
+#include "integration/cgroup_sandbox.h"
+#include "integration/harness.h"
+#include "integration/kernel_log.h"
+
+namespace ftdiag::itest {
+namespace {
+
+constexpr std::uint64_t kLimit = 64ull << 20;
+
+using Created = std::variant<std::unique_ptr<MemoryCgroupSandbox>, std::string>;
+
+// Usage points of the timeline that are higher than the one before.
+int rising_points(const json& timeline) {
+  int rising = 0;
+  std::optional<std::uint64_t> previous;
+  for (const auto& point : timeline) {
+    const auto& usage = point["cgroup_usage_bytes"];
+    if (!usage.is_number()) continue;
+    if (previous && usage.get<std::uint64_t>() > *previous) ++rising;
+    previous = usage.get<std::uint64_t>();
+  }
+  return rising;
+}
+
+void check_against_kernel_log(const MemoryCgroupSandbox& cgroup, int victim) {
+  auto log = read_kernel_log();
+  if (auto* why = std::get_if<std::string>(&log)) {
+    MESSAGE("SKIPPED (kernel log part): ", *why);
+    return;
+  }
+  auto kills = find_oom_kills(std::get<std::vector<KernelRecord>>(log), cgroup.name());
+  REQUIRE_MESSAGE(kills.size() == 1, "the kernel log has ", kills.size(), " OOM kills in cgroup ", cgroup.name());
+  CHECK_MESSAGE(kills[0].pid == victim, "the kernel killed pid ", kills[0].pid, ", the evidence says ", victim);
+  CHECK_MESSAGE(kills[0].killed_line, "no \"Memory cgroup out of memory: Killed process ", kills[0].pid,
+                "\" record after the oom-kill record");
+}
+
+void run_oom_test(Created created) {
+  if (auto* why = std::get_if<std::string>(&created)) {
+    MESSAGE("SKIPPED: ", *why);
+    return;
+  }
+  const auto& cgroup = *std::get<std::unique_ptr<MemoryCgroupSandbox>>(created);
+  TempDir tmp;
+  // 4 MiB every 30 ms: the limit is reached in about half a second, over
+  // several of the 0.1 s samples. 1 GiB without a kill means a broken setup.
+  Launch launch{ftdiag_run(tmp / "job", crasher_argv("alloc", {"4", "30", "1024"}))};
+  launch.cgroup_procs = cgroup.procs_file();
+  auto outcome = run(launch, 60);
+  REQUIRE_MESSAGE(outcome.status, outcome.describe());
+  CHECK_MESSAGE(outcome.killed_by(SIGKILL), outcome.describe());
+
+  auto analysis = analyze(tmp / "job");
+  REQUIRE_MESSAGE(analysis.outcome.exited_with(0), analysis.outcome.describe());
+  const auto& run = only_run(analysis.document);
+  // ftdiag lived to write the end: the kernel chose the job, not ftdiag.
+  CHECK(run["complete"] == true);
+  CHECK(run["job_status"]["signal"] == SIGKILL);
+  const int victim = run["started"]["job_pid"].get<int>();
+  const json* job = find_process(run, victim);
+  REQUIRE(job);
+  CHECK(job->at("comm") == "alloc");
+  REQUIRE(job->at("death").is_object());
+  CHECK(job->at("death")["status"]["signal"] == SIGKILL);
+
+  const auto& memory = run["memory"];
+  const auto& last = memory["cgroup"];
+  INFO("memory: ", memory.dump());
+  REQUIRE_MESSAGE(last.contains("version"), "no cgroup reading");
+  CHECK(last["version"] == cgroup.version());
+  CHECK(last["path"] == cgroup.cgroup_path());
+  CHECK(last["limit_bytes"] == kLimit);
+  REQUIRE(memory["cgroup_peak_bytes"].is_number());
+  CHECK(memory["cgroup_peak_bytes"].get<std::uint64_t>() >= kLimit / 10 * 9);
+  if (last["oom_kill"].is_number()) {
+    CHECK(last["oom_kill"].get<std::uint64_t>() >= 1);
+  } else {
+    MESSAGE("this kernel does not count OOM kills: ", last["oom_kill"].dump());
+  }
+  const int rising = rising_points(run["timeline"]);
+  CHECK_MESSAGE(rising >= 3, "the timeline shows the cgroup's usage rising ", rising,
+                " times: ", run["timeline"].dump());
+
+  check_against_kernel_log(cgroup, victim);
+}
+
+}  // namespace
+
+TEST_CASE("oom: a job killed by the memory cgroup v1 OOM killer is recorded with limit, peak, count and climb") {
+  run_oom_test(MemoryCgroupSandbox::create_v1(kLimit));
+}
+
+TEST_CASE("oom: a job killed by the memory cgroup v2 OOM killer is recorded with limit, peak, count and climb") {
+  run_oom_test(MemoryCgroupSandbox::create_v2(kLimit));
+}
+
+}  // namespace ftdiag::itest
