@@ -14,7 +14,7 @@ for i in range(0, len(weights), 4096):
     weights[i] = 1
 
 for step in range(1, 41):
-    time.sleep(0.05)
+    time.sleep(0.1)  # a training step
     if rank == 0:
         print(f"{{'loss': {2.0 / step:.4f}, 'learning_rate': 2e-05, 'epoch': {step / 40:.2f}}}", flush=True)
     if step % save_every == 0:
