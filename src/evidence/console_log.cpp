@@ -1,5 +1,6 @@
 #include "evidence/console_log.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include <fmt/format.h>
@@ -27,20 +28,31 @@ void ConsoleLogWriter::end_line(ConsoleStream stream, Pending& pending) {
 
 void ConsoleLogWriter::feed(ConsoleStream stream, std::string_view bytes, double now) {
   Pending& pending = pending_for(stream);
-  for (char c : bytes) {
+  while (!bytes.empty()) {
     if (pending.after_cr) {
       pending.after_cr = false;
-      if (c == '\n') continue;  // "\r\n": the line already ended at "\r"
+      if (bytes.front() == '\n') {  // "\r\n": the line already ended at "\r"
+        bytes.remove_prefix(1);
+        continue;
+      }
     }
-    if (c == '\n' || c == '\r') {
-      if (pending.text.empty()) pending.started = now;  // an empty line
-      end_line(stream, pending);
-      pending.after_cr = (c == '\r');
+    // Copy the run of ordinary bytes up to the next line end in one go.
+    const std::size_t room = kMaxLineBytes - pending.text.size();
+    const std::size_t end = std::min(bytes.find_first_of("\r\n"), bytes.size());
+    const std::size_t take = std::min(end, room);
+    if (take > 0) {
+      if (pending.text.empty()) pending.started = now;
+      pending.text.append(bytes.substr(0, take));
+      bytes.remove_prefix(take);
+      if (pending.text.size() >= kMaxLineBytes) end_line(stream, pending);
       continue;
     }
-    if (pending.text.empty()) pending.started = now;
-    pending.text.push_back(c);
-    if (pending.text.size() >= kMaxLineBytes) end_line(stream, pending);
+    if (bytes.empty()) break;
+    const char c = bytes.front();
+    bytes.remove_prefix(1);
+    if (pending.text.empty()) pending.started = now;  // an empty line
+    end_line(stream, pending);
+    pending.after_cr = (c == '\r');
   }
   if (out_.size() >= 64 * 1024) flush();
 }

@@ -36,6 +36,7 @@ class ConsoleLogWriter {
   void finish();
 
   std::uint64_t lines_written() const { return lines_; }
+  int fd() const { return fd_.get(); }
 
   static constexpr std::size_t kMaxLineBytes = 64 * 1024;  // longer lines are split
 

@@ -25,6 +25,7 @@ class JournalWriter {
   void sync();
 
   std::uint64_t failed_writes() const { return failed_writes_; }
+  int fd() const { return fd_.get(); }
 
  private:
   UniqueFd fd_;

@@ -72,6 +72,10 @@ void RunBuilder::on(const ProcessDied& died) {
     return;
   }
   p.death = died;
+  if (auto it = last_rss_.find(died.pid); it != last_rss_.end()) {
+    job_rss_ -= it->second;
+    last_rss_.erase(it);
+  }
 }
 
 void RunBuilder::add_to_node_watermarks(const MemorySample& s) {
@@ -114,30 +118,32 @@ void RunBuilder::on(const MemorySample& s) {
   point.node_available = s.node.mem_available;
   point.cgroup_usage = s.cgroup ? s.cgroup->usage : Fact<Bytes>(s.cgroup.missing());
   point.dev_shm_used = s.dev_shm ? Fact<Bytes>(s.dev_shm->used) : Fact<Bytes>(s.dev_shm.missing());
-  point.process_count = s.processes.size();
-
-  Bytes job_rss = 0;
-  bool any_rss = false;
   for (const auto& reading : s.processes) {
     auto& p = process(reading.pid, s.time);
     p.last_sample = reading;
     if (reading.vm_hwm) p.vm_hwm = reading.vm_hwm;
-    if (reading.rss) {
+    if (reading.rss && !p.death) {
       raise_to(p.peak_rss, reading.rss.value());
-      job_rss += reading.rss.value();
-      any_rss = true;
+      Bytes& last = last_rss_[reading.pid];
+      job_rss_ = job_rss_ - last + reading.rss.value();
+      last = reading.rss.value();
     }
   }
-  if (any_rss) {
-    point.job_rss = job_rss;
-    if (!run_.memory.job_rss_peak || job_rss > run_.memory.job_rss_peak.value()) {
-      run_.memory.job_rss_peak = job_rss;
+  point.process_count = last_rss_.size();
+  if (!last_rss_.empty()) {
+    point.job_rss = job_rss_;
+    if (!run_.memory.job_rss_peak || job_rss_ > run_.memory.job_rss_peak.value()) {
+      run_.memory.job_rss_peak = job_rss_;
       run_.memory.job_rss_peak_time = s.time;
     }
   }
   add_to_node_watermarks(s);
   add_to_cgroup_watermarks(s);
   run_.timeline.push_back(std::move(point));
+  // Keep reading a days-long journal in bounded memory: compact as we go.
+  if (run_.timeline.size() > 4 * kTimelineMaxPoints) {
+    run_.timeline = downsample_timeline(std::move(run_.timeline), 2 * kTimelineMaxPoints, kTimelineFullResolutionTail);
+  }
 }
 
 RunEvidence RunBuilder::finish(std::string directory) && {

@@ -34,6 +34,10 @@ class RunBuilder {
   RunEvidence run_;
   bool has_start_ = false;
   std::unordered_map<int, std::size_t> live_index_;  // pid -> index of its current process
+  // The last RSS written for each live process: samples carry only the
+  // processes whose memory moved, so the job's total is kept as a running sum.
+  std::unordered_map<int, Bytes> last_rss_;
+  Bytes job_rss_ = 0;
 };
 
 }  // namespace ftdiag::evidence

@@ -131,9 +131,13 @@ void extract_curve(const RunEvidence& run, const std::string& at, double end_tim
   const double base = head[head.size() / 2];
   auto peak = std::max_element(curve.begin(), curve.end(), [](auto& a, auto& b) { return a.second < b.second; });
   if (base > 0) facts.set("memory.growth_factor", peak->second / base, at + "/timeline");
+  // The climb starts where memory last stood near its starting level (within
+  // a tenth of the climb): a plateau then a spike gives a short rise, steady
+  // growth a rise as long as the run.
+  const double near_base = base + (peak->second - base) * 0.1;
   double rise_start = curve.front().first;
   for (auto it = curve.begin(); it != peak; ++it) {
-    if (it->second < peak->second / 2) rise_start = std::next(it)->first;
+    if (it->second <= near_base) rise_start = it->first;
   }
   const double span = peak->first - rise_start;
   facts.set("memory.rise_span", span, at + "/timeline");

@@ -7,6 +7,8 @@ void FactSet::set(std::string name, FactValue value, std::string pointer) {
 }
 
 void FactSet::set_missing(std::string name, Missing why) {
+  // A reason without words helps no one reading the report.
+  if (why.detail.empty()) why.detail = "not recorded in the evidence";
   entries_[std::move(name)] = FactEntry{std::move(why), {}};
 }
 

@@ -1,5 +1,7 @@
 #include "facts/facts_json.h"
 
+#include <cstdint>
+
 #include <fmt/format.h>
 
 #include "facts/registry.h"
@@ -16,9 +18,12 @@ Fact<FactSet> facts_from_json(const nlohmann::json& j) {
                       (spec->type == FactType::string && value.is_string()) ||
                       (spec->type == FactType::integer && value.is_number_integer()) ||
                       (spec->type == FactType::number && value.is_number());
-    if (!fits) {
+    // Integers beyond int64 (an unsigned 2^64-1) would wrap: refuse them.
+    const bool out_of_range = value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX);
+    if (!fits || out_of_range) {
       return Missing{MissingReason::unparseable,
-                     fmt::format("fact \"{}\" is a {}, not {}", name, to_string(spec->type), value.dump())};
+                     fmt::format("fact \"{}\" is a {}, not {}", name, to_string(spec->type),
+                                 out_of_range ? "an integer beyond 64 bits" : value.type_name())};
     }
     if (value.is_boolean()) facts.set(name, value.get<bool>());
     else if (value.is_string()) facts.set(name, value.get<std::string>());

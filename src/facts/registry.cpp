@@ -62,7 +62,7 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"memory.samples", integer, count, "memory samples before the incident"},
     {"memory.growth_factor", number, none, "memory at the incident / memory at the first sample that shows the job's working set"},
     {"memory.rising_fraction", number, ratio, "share of sample-to-sample changes before the incident that were increases"},
-    {"memory.rise_span", number, seconds, "time during which memory rose from half its final value to its final value"},
+    {"memory.rise_span", number, seconds, "time from when memory last stood near its starting level (within a tenth of the climb) to its peak before the incident"},
     {"memory.rise_span_ratio", number, ratio, "memory.rise_span / time from start to the incident"},
 
     // /dev/shm.

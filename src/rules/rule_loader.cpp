@@ -47,7 +47,7 @@ class FileParser {
   }
 
   std::optional<Rule> rule(const json& j, const std::string& at);
-  std::optional<Condition> condition(const json& j, const std::string& at);
+  std::optional<Condition> condition(const json& j, const std::string& at, int depth = 0);
   std::optional<Condition> comparison(const json& j, const std::string& at);
   std::optional<facts::FactValue> operand(const json& j, const facts::FactSpec& spec, const std::string& at);
   void check_template(const std::string& text, const std::string& at);
@@ -121,7 +121,11 @@ std::optional<facts::FactValue> FileParser::operand(const json& j, const facts::
   }
   if (spec.type == FactType::string && j.is_string()) return facts::FactValue{j.get<std::string>()};
   if (spec.type == FactType::boolean && j.is_boolean()) return facts::FactValue{j.get<bool>()};
-  error(at, fmt::format("fact \"{}\" is a {}; cannot compare it with {}", spec.name, facts::to_string(spec.type), j.dump()));
+  // Quote a scalar operand (short); name the type of anything else: a hostile
+  // operand may be huge or nested deep.
+  std::string shown = j.is_primitive() ? j.dump() : std::string("an ") + j.type_name();
+  if (shown.size() > 80) shown = shown.substr(0, 77) + "...";
+  error(at, fmt::format("fact \"{}\" is a {}; cannot compare it with {}", spec.name, facts::to_string(spec.type), shown));
   return std::nullopt;
 }
 
@@ -220,7 +224,14 @@ std::optional<Condition> FileParser::comparison(const json& j, const std::string
   return c;
 }
 
-std::optional<Condition> FileParser::condition(const json& j, const std::string& at) {
+std::optional<Condition> FileParser::condition(const json& j, const std::string& at, int depth) {
+  // Real rules nest a few levels; a bound keeps a hostile file from
+  // exhausting the stack of the recursive parser and evaluator.
+  constexpr int kMaxConditionDepth = 100;
+  if (depth > kMaxConditionDepth) {
+    error(at, fmt::format("conditions nested deeper than {} levels", kMaxConditionDepth));
+    return std::nullopt;
+  }
   if (!j.is_object() || j.size() == 0) {
     error(at, "a condition is an object: {\"all\": [...]}, {\"any\": [...]}, {\"not\": ...} or {\"fact\": ..., OP: ...}");
     return std::nullopt;
@@ -234,7 +245,7 @@ std::optional<Condition> FileParser::condition(const json& j, const std::string&
   Condition c;
   if (key == "not") {
     c.kind = Condition::Kind::negation;
-    auto inner = condition(value, at + "/not");
+    auto inner = condition(value, at + "/not", depth + 1);
     if (!inner) return std::nullopt;
     c.children.push_back(std::move(*inner));
     return c;
@@ -249,7 +260,7 @@ std::optional<Condition> FileParser::condition(const json& j, const std::string&
     return std::nullopt;
   }
   for (std::size_t i = 0; i < value.size(); ++i) {
-    auto child = condition(value[i], fmt::format("{}/{}/{}", at, key, i));
+    auto child = condition(value[i], fmt::format("{}/{}/{}", at, key, i), depth + 1);
     if (!child) return std::nullopt;
     c.children.push_back(std::move(*child));
   }

@@ -1,5 +1,7 @@
 #include "supervise/memory_sampler.h"
 
+#include <algorithm>
+
 #include "collect/cgroup_locate.h"
 #include "collect/dev_shm.h"
 #include "collect/meminfo.h"
@@ -76,7 +78,20 @@ bool MemorySampler::locate_cgroup_of(int pid) {
   return changed;
 }
 
-evidence::MemorySample MemorySampler::sample(const std::vector<int>& pids, double now) const {
+bool MemorySampler::worth_recording(const evidence::ProcessMemory& reading) {
+  const std::uint64_t rss = reading.rss.value_or(0);
+  auto [it, is_new] = recorded_.try_emplace(reading.pid, Recorded{rss, tick_});
+  if (is_new) return true;
+  Recorded& last = it->second;
+  const std::uint64_t moved = rss > last.rss ? rss - last.rss : last.rss - rss;
+  const bool changed = moved > kRssChangeBytes || static_cast<double>(moved) > kRssChangeRatio * static_cast<double>(last.rss);
+  if (!changed && tick_ - last.tick < kRefreshTicks) return false;
+  last = Recorded{rss, tick_};
+  return true;
+}
+
+evidence::MemorySample MemorySampler::sample(const std::vector<int>& pids, double now) {
+  ++tick_;
   evidence::MemorySample s;
   s.time = now;
   s.node = node_memory(roots_);
@@ -92,7 +107,14 @@ evidence::MemorySample MemorySampler::sample(const std::vector<int>& pids, doubl
   }
   s.processes.reserve(pids.size());
   for (int pid : pids) {
-    if (auto m = process_memory(roots_, pid)) s.processes.push_back(std::move(*m));
+    auto m = process_memory(roots_, pid);
+    // A zombie has no memory left to report; its death is recorded elsewhere.
+    if (!m || !m->rss) continue;
+    if (worth_recording(*m)) s.processes.push_back(std::move(*m));
+  }
+  // Forget processes that are gone, so the map stays as small as the tree.
+  if (tick_ % kRefreshTicks == 0) {
+    std::erase_if(recorded_, [&](const auto& entry) { return !std::binary_search(pids.begin(), pids.end(), entry.first); });
   }
   return s;
 }

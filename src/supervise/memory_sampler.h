@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "collect/memory_cgroup.h"
@@ -21,9 +22,25 @@ class MemorySampler {
   // when the cgroup changed.
   bool locate_cgroup_of(int pid);
 
-  evidence::MemorySample sample(const std::vector<int>& pids, double now) const;
+  // Reads everything for this tick. A process's reading is included when it
+  // is new, when its RSS moved by more than kRssChangeBytes or kRssChangeRatio
+  // since it was last included, and at least every kRefreshTicks samples: the
+  // journal then grows with change, not with the number of idle processes.
+  evidence::MemorySample sample(const std::vector<int>& pids, double now);
+
+  static constexpr std::uint64_t kRssChangeBytes = 1 << 20;
+  static constexpr double kRssChangeRatio = 0.02;
+  static constexpr std::uint64_t kRefreshTicks = 20;
 
  private:
+  struct Recorded {
+    std::uint64_t rss = 0;
+    std::uint64_t tick = 0;
+  };
+  bool worth_recording(const evidence::ProcessMemory& reading);
+
+  std::unordered_map<int, Recorded> recorded_;
+  std::uint64_t tick_ = 0;
   collect::SystemRoots roots_;
   std::unique_ptr<collect::MemoryCgroup> cgroup_;
   Missing cgroup_missing_{MissingReason::not_present, "cgroup not located yet"};

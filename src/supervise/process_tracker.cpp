@@ -61,15 +61,20 @@ std::optional<ProcessSeen> ProcessTracker::on_exec(int tgid, double now) {
 }
 
 ProcessTracker::Dead* ProcessTracker::find_dead(int pid) {
-  for (auto it = dead_.rbegin(); it != dead_.rend(); ++it) {
-    if (it->pid == pid) return &*it;
-  }
-  return nullptr;
+  auto it = dead_.find(pid);
+  return it == dead_.end() ? nullptr : &it->second;
 }
 
 void ProcessTracker::remember_dead(Dead dead) {
-  dead_.push_back(std::move(dead));
-  if (dead_.size() > kRememberedDeaths) dead_.pop_front();
+  dead.sequence = next_sequence_++;
+  dead_order_.emplace_back(dead.pid, dead.sequence);
+  const int pid = dead.pid;
+  dead_.insert_or_assign(pid, std::move(dead));
+  if (dead_order_.size() > kRememberedDeaths) {
+    const auto [oldest, sequence] = dead_order_.front();
+    dead_order_.pop_front();
+    if (auto it = dead_.find(oldest); it != dead_.end() && it->second.sequence == sequence) dead_.erase(it);
+  }
 }
 
 std::optional<ProcessDied> ProcessTracker::on_exit(int pid, Fact<ExitStatus> status,

@@ -57,6 +57,7 @@ class ProcessTracker {
     std::uint64_t start_ticks;
     Fact<evidence::ExitStatus> status;
     std::vector<std::string> witnesses;
+    std::uint64_t sequence = 0;  // tells a reused pid's later death from an earlier one
   };
   std::optional<evidence::ProcessSeen> describe(int pid, int ppid_hint, const char* seen_by, double now);
   Dead* find_dead(int pid);
@@ -65,7 +66,11 @@ class ProcessTracker {
   collect::SystemRoots roots_;
   int root_pid_;
   std::unordered_map<int, Live> live_;
-  std::deque<Dead> dead_;  // recent deaths, to merge witnesses; bounded
+  // Recent deaths, to merge witnesses: by pid, plus their order for eviction
+  // (a burst of thousands of short-lived workers must stay cheap and bounded).
+  std::unordered_map<int, Dead> dead_;
+  std::deque<std::pair<int, std::uint64_t>> dead_order_;
+  std::uint64_t next_sequence_ = 0;
 };
 
 }  // namespace ftdiag::supervise

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "base/clock.h"
+#include "evidence/background_sync.h"
 #include "evidence/journal_writer.h"
 #include "evidence/job_directory.h"
 #include "supervise/job_identity.h"
@@ -81,6 +82,7 @@ class Supervision {
   ProcessTracker tracker_;
   MemorySampler sampler_;
   evidence::RunStarted started_;
+  std::unique_ptr<evidence::BackgroundSync> syncer_;  // started once the job is forked
 
   std::optional<ProcConnector> netlink_;
   bool netlink_lost_events_ = false;
@@ -184,7 +186,8 @@ void Supervision::record_seen(const std::optional<evidence::ProcessSeen>& seen) 
 void Supervision::record_death(const std::optional<evidence::ProcessDied>& died) {
   if (!died) return;
   console_.flush();  // the last words before a death belong on disk with it
-  journal_.append_durable(*died);
+  journal_.append(*died);
+  syncer_->request();
   if (died->time - last_death_sample_ >= kMinSecondsBetweenDeathSamples) {
     last_death_sample_ = died->time;
     take_sample();  // catches the cgroup's oom_kill counter right after the kill
@@ -262,7 +265,7 @@ void Supervision::on_tick() {
   }
   take_sample();
   console_.flush();
-  if (ticks_ % kSyncEveryTicks == 0) journal_.sync();
+  if (ticks_ % kSyncEveryTicks == 0) syncer_->request();
 }
 
 void Supervision::on_stdin() {
@@ -326,6 +329,7 @@ void Supervision::finish() {
     journal_.append(evidence::SupervisorNote{now, fmt::format("{} process(es) of the job tree still ran when the job ended: {}",
                                                               still.size(), fmt::join(still, ", "))});
   }
+  syncer_.reset();  // joins the worker after its last sync
   console_.finish();
   journal_.append_durable(evidence::RunEnded{wall_clock_now(), *job_status_});
   if (raw_mode_) raw_mode_->restore();
@@ -359,7 +363,9 @@ std::variant<SupervisedJob, SupervisorFailure> Supervision::run() {
   }
   started_.job_pid = job_pid_;
   started_.pseudo_terminal = pty_.has_value();
-  journal_.append_durable(started_);
+  syncer_ = std::make_unique<evidence::BackgroundSync>(std::vector<int>{journal_.fd(), console_.fd()});
+  journal_.append(started_);
+  syncer_->request();
   record_seen(tracker_.adopt(job_pid_, "spawn", wall_clock_now()));
   sampler_.locate_cgroup_of(job_pid_);
   take_sample();
