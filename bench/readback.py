@@ -30,11 +30,12 @@ def real_journal(ftdiag, job, jobdir, processes):
 
 
 def synthesize(lines, samples, interval, out):
-    """Writes lines with `samples` copies of the fullest sample (the one that lists the most
-    processes) inserted after the last sample line of the short run."""
+    """Writes lines with `samples` copies of the fullest sample inserted after the last sample
+    line of the short run. The fullest lists the most processes; of those, the shortest, which
+    reads live processes (a zombie's fields are absent, each with its reason spelled out)."""
     sample_lines = [i for i, l in enumerate(lines) if '"type":"sample"' in l]
     last_sample = sample_lines[-1]
-    template = lines[max(sample_lines, key=lambda i: len(lines[i]))]
+    template = lines[max(sample_lines, key=lambda i: (lines[i].count('"pid":'), -len(lines[i])))]
     t0 = float(TIME.search(lines[last_sample]).group(1))
     head = [l for i, l in enumerate(lines) if i <= last_sample]
     tail = [l for i, l in enumerate(lines) if i > last_sample]
