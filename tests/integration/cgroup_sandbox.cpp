@@ -143,17 +143,25 @@ std::variant<std::unique_ptr<MemoryCgroupSandbox>, std::string> MemoryCgroupSand
     if (parent) break;
   }
   if (!parent) return "no cgroup2 mount offers the memory controller for " + *own + ":" + (seen.empty() ? " none mounted" : seen);
-  // A child gets memory.max only when its parent delegates the controller;
-  // a non-root parent with processes in it cannot ("no internal processes").
+  // A child gets memory.max only when its parent delegates the controller.
+  // The test's own cgroup has processes (the test), and a non-root cgroup
+  // with processes cannot delegate ("no internal processes"); then a sibling
+  // does, when the parent already delegates memory to the test's own cgroup.
+  std::string parent_path = *own;
   if (!has_word(read_text(*parent / "cgroup.subtree_control"), ' ', "memory")) {
-    if (auto failed = write_control(*parent / "cgroup.subtree_control", "+memory")) {
-      return "cannot enable the memory controller below " + parent->string() + " (" + *failed + ")";
+    auto refused = write_control(*parent / "cgroup.subtree_control", "+memory");
+    if (refused && *own != "/" && fs::exists(*parent / "memory.max")) {
+      parent = parent->parent_path();
+      parent_path = own->substr(0, own->rfind('/'));
+      if (parent_path.empty()) parent_path = "/";
+    } else if (refused) {
+      return "cannot enable the memory controller below " + parent->string() + " (" + *refused + ")";
     }
   }
   const std::string name = unique_name();
   const fs::path directory = *parent / name;
   if (::mkdir(directory.c_str(), 0755) != 0) return errno_text("mkdir " + directory.string());
-  std::unique_ptr<MemoryCgroupSandbox> sandbox(new MemoryCgroupSandbox(2, directory, name, join_path(*own, name)));
+  std::unique_ptr<MemoryCgroupSandbox> sandbox(new MemoryCgroupSandbox(2, directory, name, join_path(parent_path, name)));
   if (auto failed = write_control(directory / "memory.max", std::to_string(limit))) return *failed;
   if (fs::exists(directory / "memory.swap.max")) {
     if (auto failed = write_control(directory / "memory.swap.max", "0")) return *failed;

@@ -17,8 +17,9 @@ class MemoryCgroupSandbox {
   // memory.memsw.limit_in_bytes where swap accounting exists, so swap cannot
   // postpone the OOM kill). The text says why it cannot be made here.
   static std::variant<std::unique_ptr<MemoryCgroupSandbox>, std::string> create_v1(std::uint64_t limit_bytes);
-  // A cgroup v2 child (memory.max, memory.swap.max = 0) under the test's own
-  // cgroup on a cgroup2 mount that offers the memory controller.
+  // A cgroup v2 cgroup (memory.max, memory.swap.max = 0) on a cgroup2 mount
+  // that offers the memory controller: a child of the test's own cgroup when
+  // that one delegates memory (or can be made to), else a sibling of it.
   static std::variant<std::unique_ptr<MemoryCgroupSandbox>, std::string> create_v2(std::uint64_t limit_bytes);
 
   ~MemoryCgroupSandbox();

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <climits>
@@ -37,6 +38,13 @@ int ms_left(Clock::time_point deadline) {
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
   return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, INT_MAX));
 }
+
+// A test that writes to a process which ended early (a FIFO, a job's stdin)
+// must fail its checks, not kill the whole test binary with SIGPIPE.
+[[maybe_unused]] const bool kSigpipeIgnored = [] {
+  ::signal(SIGPIPE, SIG_IGN);
+  return true;
+}();
 
 // The variables ftdiag takes a rank from: a test sets them explicitly or not at all.
 constexpr const char* kRankVariables[] = {"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK"};
@@ -87,6 +95,9 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
     ::dup2(launch.terminal_fd, STDOUT_FILENO);
     ::dup2(launch.terminal_fd, STDERR_FILENO);
   } else {
+    // Its own process group, so that whatever it leaves behind can be ended
+    // with it (Process::reap).
+    ::setpgid(0, 0);
     int in = launch.stdin_fd >= 0 ? launch.stdin_fd : ::open("/dev/null", O_RDONLY);
     ::dup2(in, STDIN_FILENO);
     ::dup2(out_fd, STDOUT_FILENO);
@@ -148,10 +159,10 @@ Process::Process(const Launch& launch) {
 Process::~Process() {
   if (!status_) {
     ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
+    reap(0);
   }
   for (auto& capture : captures_) {
-    if (capture.fd >= 0 && &capture != &captures_[2]) ::close(capture.fd);
+    if (capture.fd >= 0) ::close(capture.fd);
   }
   if (pidfd_ >= 0) ::close(pidfd_);
 }
@@ -163,10 +174,20 @@ void Process::capture_terminal(int master_fd) {
 
 bool Process::reap(int flags) {
   if (status_) return true;
+  // Seen ended but not reaped yet, its pid still names its process group, so
+  // the group can be SIGKILLed without hitting a stranger: processes it left
+  // running (a job whose supervisor was killed) must not outlive the test.
+  siginfo_t info{};
+  int waited;
+  do {
+    waited = ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOWAIT | flags);
+  } while (waited < 0 && errno == EINTR);
+  if (waited != 0 || info.si_pid != pid_) return false;
+  ::kill(-pid_, SIGKILL);
   int status = 0;
   pid_t got;
   do {
-    got = ::waitpid(pid_, &status, flags);
+    got = ::waitpid(pid_, &status, 0);
   } while (got < 0 && errno == EINTR);
   if (got == pid_) status_ = status;
   return status_.has_value();
@@ -308,19 +329,25 @@ std::vector<std::string> crasher_argv(std::string_view name, const std::vector<s
 Analysis analyze(const fs::path& path) {
   Analysis analysis;
   analysis.outcome = run(Launch{{ftdiag_binary().string(), "analyze", path.string(), "--format", "json"}});
-  analysis.document = json::parse(analysis.outcome.out, nullptr, /*allow_exceptions=*/false);
-  if (analysis.document.is_discarded()) analysis.document = nullptr;
+  analysis.report = json::parse(analysis.outcome.out, nullptr, /*allow_exceptions=*/false);
+  if (analysis.report.is_discarded()) analysis.report = nullptr;
+  if (analysis.report.is_object() && analysis.report.contains("evidence")) {
+    analysis.document = analysis.report["evidence"];
+  } else {
+    analysis.document = nullptr;
+  }
   return analysis;
 }
 
-const json& only_run(const json& document) {
-  REQUIRE_MESSAGE(document.is_object(), "analyze printed no JSON document");
+json& only_run(json& document) {
+  REQUIRE_MESSAGE(document.is_object(), "analyze printed no evidence document");
+  REQUIRE_MESSAGE(document.contains("runs"), "an evidence document without runs");
   REQUIRE_MESSAGE(document["runs"].size() == 1, "expected one run, the document has ", document["runs"].size());
   return document["runs"][0];
 }
 
-const json* find_process(const json& run, int pid) {
-  for (const auto& p : run.at("processes")) {
+json* find_process(json& run, int pid) {
+  for (auto& p : run.at("processes")) {
     if (p.at("pid").get<int>() == pid) return &p;
   }
   return nullptr;

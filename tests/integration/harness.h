@@ -66,7 +66,9 @@ class Process {
  public:
   // Throws std::runtime_error when the process cannot be started.
   explicit Process(const Launch& launch);
-  // A process still running is SIGKILLed and reaped.
+  // A process still running is SIGKILLed and reaped. Whenever it ends, what
+  // it left running in its process group (each Process has its own) is
+  // SIGKILLed, so nothing a test started outlives it.
   ~Process();
   Process(const Process&) = delete;
   Process& operator=(const Process&) = delete;
@@ -128,18 +130,24 @@ std::vector<std::string> ftdiag_run(const fs::path& job_dir, const std::vector<s
                                     const std::vector<std::string>& options = {});
 std::vector<std::string> crasher_argv(std::string_view name, const std::vector<std::string>& args);
 
-// `ftdiag analyze PATH --format json`, and its output parsed (null when it
-// printed no JSON).
+// `ftdiag analyze PATH --format json`: the report (docs/report-json.md) and
+// the evidence document inside it (docs/evidence.md); both null when it
+// printed no JSON.
 struct Analysis {
   Outcome outcome;
+  json report;
   json document;
 };
 Analysis analyze(const fs::path& path);
 
+// JSON is handled through non-const references on purpose: nlohmann's const
+// operator[] on a missing key is undefined behaviour, the non-const one
+// yields null, so a changed document fails a check instead of crashing.
+//
 // The single run of a document; fails the current test when there is not exactly one.
-const json& only_run(const json& document);
+json& only_run(json& document);
 // The process with this pid in a run's "processes" (the first, when repeated); null when absent.
-const json* find_process(const json& run, int pid);
+json* find_process(json& run, int pid);
 // How many entries of "processes" carry this pid.
 int count_processes(const json& run, int pid);
 bool has_witness(const json& death, std::string_view witness);

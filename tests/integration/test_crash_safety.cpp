@@ -19,22 +19,14 @@ constexpr int kNobody = 65534;
 
 int samples_after(const fs::path& run_dir, double time) {
   int count = 0;
-  for (const auto& record : read_journal(run_dir)) {
+  for (auto& record : read_journal(run_dir)) {
     if (record["type"] == "sample" && record["time"].get<double>() > time) ++count;
   }
   return count;
 }
 
-// Ends a job that ftdiag left behind, after checking the pid is still it.
-void end_orphan(int pid) {
-  const std::string cmdline = read_text(fs::path("/proc") / std::to_string(pid) / "cmdline");
-  if (cmdline.find("die") == std::string::npos) return;
-  ::kill(pid, SIGKILL);
-  wait_until([&] { return !fs::exists(fs::path("/proc") / std::to_string(pid)); });
-}
-
-bool console_has(const json& run, std::string_view text) {
-  for (const auto& line : run["console"]["tail"]) {
+bool console_has(json& run, std::string_view text) {
+  for (auto& line : run["console"]["tail"]) {
     if (line["text"].get<std::string>().find(text) != std::string::npos) return true;
   }
   return false;
@@ -69,19 +61,19 @@ TEST_CASE("crash_safety: ftdiag SIGKILLed mid-run leaves a record that analyze r
   REQUIRE_MESSAGE(wait_until([&] { return samples_after(folders[0], ready_at) >= 2; }),
                   "the sampler wrote no samples after the ready line");
   ftdiag.send(SIGKILL);
+  // The orphaned job goes with ftdiag's process group (harness.h).
   auto status = ftdiag.finish();
-  end_orphan(job_pid);
   REQUIRE(status);
-  CHECK(WIFSIGNALED(*status));
+  CHECK((WIFSIGNALED(*status) && WTERMSIG(*status) == SIGKILL));
 
   auto analysis = analyze(tmp / "job");
   REQUIRE_MESSAGE(analysis.outcome.exited_with(0), analysis.outcome.describe());
-  const auto& run = only_run(analysis.document);
+  auto& run = only_run(analysis.document);
   CHECK(run["complete"] == false);
   CHECK(run["ended"].is_null());
   CHECK(run["job_status"].contains("missing"));
   CHECK(run["started"]["job_pid"] == job_pid);
-  const json* job = find_process(run, job_pid);
+  json* job = find_process(run, job_pid);
   REQUIRE_MESSAGE(job, "the job's process is not in the evidence");
   CHECK(job->at("death").is_null());
   CHECK(run["timeline"].size() >= 1);
@@ -99,8 +91,10 @@ TEST_CASE("crash_safety: a journal cut mid-line, with binary garbage after it, s
   const auto last_length = journal.size() - 1 - last_start;
   std::string damaged = journal.substr(0, last_start + last_length / 2);
 
+  std::size_t damaged_lines = 1;
   SUBCASE("cut, no newline at the end") {}
   SUBCASE("cut, then a line of binary garbage") {
+    damaged_lines = 2;
     damaged += '\n';
     for (int i = 0; i < 512; ++i) damaged += i % 256 == '\n' ? '\0' : static_cast<char>(i % 256);
     damaged += '\n';
@@ -109,11 +103,11 @@ TEST_CASE("crash_safety: a journal cut mid-line, with binary garbage after it, s
 
   auto analysis = analyze(tmp / "job");
   REQUIRE_MESSAGE(analysis.outcome.exited_with(0), analysis.outcome.describe());
-  const auto& run = only_run(analysis.document);
+  auto& run = only_run(analysis.document);
   CHECK(run["complete"] == false);
   CHECK(run["started"]["job_pid"].get<int>() > 0);
   CHECK(find_process(run, run["started"]["job_pid"].get<int>()));
-  CHECK_FALSE(run["journal_problems"].empty());
+  CHECK_MESSAGE(run["journal_problems"].size() >= damaged_lines, run["journal_problems"].dump());
   CHECK(console_has(run, "last line on stdout"));
 }
 
@@ -149,7 +143,7 @@ TEST_CASE("crash_safety: an unreadable journal gives a clear message, not a cras
     // at a damaged first line.
     std::string said = analysis.outcome.err;
     if (analysis.document.is_object()) {
-      for (const auto& run : analysis.document["runs"]) said += run["journal_problems"].dump();
+      for (auto& run : analysis.document["runs"]) said += run["journal_problems"].dump();
     }
     std::transform(said.begin(), said.end(), said.begin(), [](unsigned char c) { return std::tolower(c); });
     CHECK_MESSAGE(said.find("journal.jsonl") != std::string::npos, said);
@@ -163,6 +157,12 @@ TEST_CASE("crash_safety: an unreadable journal gives a clear message, not a cras
       fs::permissions(tmp.path(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                                       fs::perms::others_read | fs::perms::others_exec);
       launch.uid = kNobody;
+      Launch version{{ftdiag_binary().string(), "--version"}};
+      version.uid = kNobody;
+      if (auto ran = run(version); !ran.exited_with(0)) {
+        MESSAGE("SKIPPED: uid ", kNobody, " cannot run ", ftdiag_binary().string(), " (", ran.describe(), ")");
+        return;
+      }
     } else {
       fs::permissions(run_dir / "journal.jsonl", fs::perms::none);
     }

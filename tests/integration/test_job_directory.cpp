@@ -75,7 +75,7 @@ TEST_CASE("job_directory: runs sharing one --job-dir get a folder each, and anal
     REQUIRE_MESSAGE(analysis.outcome.exited_with(0), analysis.outcome.describe());
     REQUIRE(analysis.document["runs"].size() == 2);
     std::multiset<int> codes;
-    for (const auto& run : analysis.document["runs"]) codes.insert(run["job_status"]["exit_code"].get<int>());
+    for (auto& run : analysis.document["runs"]) codes.insert(run["job_status"]["exit_code"].get<int>());
     CHECK(codes == std::multiset<int>{0, 3});
   }
   SUBCASE("two ranks at once") {
@@ -188,10 +188,10 @@ TEST_CASE("job_directory: console.log stamps every line with a time and its stre
   CHECK(got_err == want_err);
 
   auto analysis = analyze(tmp / "job");
-  const auto& run = only_run(analysis.document);
+  auto& run = only_run(analysis.document);
   CHECK(run["console"]["line_count"] == 5);
   std::set<std::string> tail;
-  for (const auto& l : run["console"]["tail"]) tail.insert(l["stream"].get<std::string>() + " " + l["text"].get<std::string>());
+  for (auto& l : run["console"]["tail"]) tail.insert(l["stream"].get<std::string>() + " " + l["text"].get<std::string>());
   CHECK(tail.count("o first line on stdout"));
   CHECK(tail.count("e second line on stderr"));
   CHECK(tail.count("o last line on stdout"));

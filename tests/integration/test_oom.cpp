@@ -1,7 +1,7 @@
 // A real memory-cgroup OOM kill: the job grows past a 64 MiB limit under
 // ftdiag, the kernel kills it, and the evidence must tell the whole story
 // (who died of what, the limit, the peak, the kill counter, the climb) in
-// agreement with the kernel's own log.
+// agreement with the kernel's own log, and the verdict must blame the limit.
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -19,11 +19,11 @@ constexpr std::uint64_t kLimit = 64ull << 20;
 using Created = std::variant<std::unique_ptr<MemoryCgroupSandbox>, std::string>;
 
 // Usage points of the timeline that are higher than the one before.
-int rising_points(const json& timeline) {
+int rising_points(json& timeline) {
   int rising = 0;
   std::optional<std::uint64_t> previous;
-  for (const auto& point : timeline) {
-    const auto& usage = point["cgroup_usage_bytes"];
+  for (auto& point : timeline) {
+    auto& usage = point["cgroup_usage_bytes"];
     if (!usage.is_number()) continue;
     if (previous && usage.get<std::uint64_t>() > *previous) ++rising;
     previous = usage.get<std::uint64_t>();
@@ -61,19 +61,19 @@ void run_oom_test(Created created) {
 
   auto analysis = analyze(tmp / "job");
   REQUIRE_MESSAGE(analysis.outcome.exited_with(0), analysis.outcome.describe());
-  const auto& run = only_run(analysis.document);
+  auto& run = only_run(analysis.document);
   // ftdiag lived to write the end: the kernel chose the job, not ftdiag.
   CHECK(run["complete"] == true);
   CHECK(run["job_status"]["signal"] == SIGKILL);
   const int victim = run["started"]["job_pid"].get<int>();
-  const json* job = find_process(run, victim);
+  json* job = find_process(run, victim);
   REQUIRE(job);
   CHECK(job->at("comm") == "alloc");
   REQUIRE(job->at("death").is_object());
   CHECK(job->at("death")["status"]["signal"] == SIGKILL);
 
-  const auto& memory = run["memory"];
-  const auto& last = memory["cgroup"];
+  auto& memory = run["memory"];
+  auto& last = memory["cgroup"];
   INFO("memory: ", memory.dump());
   REQUIRE_MESSAGE(last.contains("version"), "no cgroup reading");
   CHECK(last["version"] == cgroup.version());
@@ -89,6 +89,11 @@ void run_oom_test(Created created) {
   const int rising = rising_points(run["timeline"]);
   CHECK_MESSAGE(rising >= 3, "the timeline shows the cgroup's usage rising ", rising,
                 " times: ", run["timeline"].dump());
+
+  // End to end: the report's verdict names the cgroup limit (docs/causes.md).
+  auto& verdict = analysis.report["verdict"];
+  CHECK_MESSAGE(verdict["cause"] == "container-oom", verdict.dump());
+  CHECK(verdict["scope"] == "cgroup");
 
   check_against_kernel_log(cgroup, victim);
 }

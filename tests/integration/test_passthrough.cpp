@@ -141,10 +141,10 @@ TEST_CASE("passthrough: a job sees a terminal when ftdiag has one, and its exit 
   ::close(slave);
 
   auto analysis = analyze(tmp / "job");
-  const auto& run = only_run(analysis.document);
+  auto& run = only_run(analysis.document);
   CHECK(run["started"]["pseudo_terminal"] == true);
   bool logged = false;
-  for (const auto& line : run["console"]["tail"]) {
+  for (auto& line : run["console"]["tail"]) {
     if (line["text"].get<std::string>().find("tty stdin=1") != std::string::npos) logged = line["stream"] == "t";
   }
   CHECK_MESSAGE(logged, "no terminal line in the console tail: ", run["console"].dump());

@@ -10,8 +10,8 @@
 namespace ftdiag::itest {
 namespace {
 
-bool has_note(const json& run, std::string_view text) {
-  for (const auto& note : run["notes"]) {
+bool has_note(json& run, std::string_view text) {
+  for (auto& note : run["notes"]) {
     if (note["what"].get<std::string>().find(text) != std::string::npos) return true;
   }
   return false;
@@ -33,7 +33,7 @@ TEST_CASE("signals: SIGTERM to ftdiag reaches a job that handles it, and its cle
   CHECK(ftdiag.out().find("got SIGTERM\n") != std::string::npos);
 
   auto analysis = analyze(tmp / "job");
-  const auto& run = only_run(analysis.document);
+  auto& run = only_run(analysis.document);
   CHECK(run["complete"] == true);
   CHECK(run["job_status"]["exit_code"] == 0);
   CHECK_MESSAGE(has_note(run, "forwarded SIGTERM"), run["notes"].dump());
@@ -55,7 +55,7 @@ TEST_CASE("signals: SIGUSR1 and SIGINT sent to ftdiag reach the job; ftdiag surv
   CHECK(ftdiag.out().find("got SIGINT\n") != std::string::npos);
 
   auto analysis = analyze(tmp / "job");
-  const auto& run = only_run(analysis.document);
+  auto& run = only_run(analysis.document);
   CHECK(has_note(run, "forwarded SIGUSR1"));
   CHECK(has_note(run, "forwarded SIGINT"));
 }
@@ -72,7 +72,7 @@ TEST_CASE("signals: SIGTERM to ftdiag kills a job without a handler; ftdiag reco
   CHECK_MESSAGE((WIFSIGNALED(*status) && WTERMSIG(*status) == SIGTERM), describe_status(status));
 
   auto analysis = analyze(tmp / "job");
-  const auto& run = only_run(analysis.document);
+  auto& run = only_run(analysis.document);
   CHECK(run["complete"] == true);
   CHECK(run["job_status"]["signal"] == SIGTERM);
 }
