@@ -27,8 +27,9 @@ std::string_view to_string(MissingReason reason);
 MissingReason missing_reason_from_string(std::string_view text);
 
 struct Missing {
-  MissingReason reason = MissingReason::failed;
-  std::string detail;  // human-readable: what was tried and what went wrong
+  // The default is what an empty slot of a record means: nothing was seen.
+  MissingReason reason = MissingReason::not_present;
+  std::string detail = "not recorded";  // human-readable: what was tried and what went wrong
 
   bool operator==(const Missing&) const = default;
 };

@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "cli/diagnosis.h"
 #include "cli/exit_codes.h"
+#include "evidence/job_directory.h"
 #include "report/report_json.h"
 #include "report/run_summary.h"
 #include "report/verdict_text.h"
@@ -37,8 +38,11 @@ int analyze(const AnalyzeArguments& args) {
               << '\n';
     return kExitOk;
   }
+  // PATH is either one run folder or a job directory holding several.
+  const bool single_run = std::filesystem::exists(std::filesystem::path(args.path) / evidence::kJournalFileName);
   for (const auto& run : document->runs) {
-    std::cout << report::render_run_summary(run, (std::filesystem::path(args.path) / run.directory).string()) << '\n';
+    const auto run_path = single_run ? std::filesystem::path(args.path) : std::filesystem::path(args.path) / run.directory;
+    std::cout << report::render_run_summary(run, run_path.string()) << '\n';
   }
   std::cout << report::render_verdict(judgement);
   return kExitOk;

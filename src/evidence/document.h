@@ -25,9 +25,10 @@ struct ProcessEvidence {
   std::string seen_by;
   double first_seen = 0;
   std::optional<ProcessDied> death;      // absent: still running when the record ends
-  Fact<Bytes> peak_rss = Missing{};      // highest sampled RSS
-  Fact<Bytes> vm_hwm = Missing{};        // the kernel's high-water mark, last seen
-  Fact<ProcessMemory> last_sample = Missing{};  // the last memory reading before it ended
+  // Missing when no sample caught the process alive (it lived less than a tick).
+  Fact<Bytes> peak_rss = Missing{MissingReason::not_present, "no memory sample of this process"};  // highest sampled RSS
+  Fact<Bytes> vm_hwm = Missing{MissingReason::not_present, "no memory sample of this process"};    // the kernel's high-water mark, last seen
+  Fact<ProcessMemory> last_sample = Missing{MissingReason::not_present, "no memory sample of this process"};
 
   bool operator==(const ProcessEvidence&) const = default;
 };
@@ -37,7 +38,7 @@ struct MemoryWatermarks {
   Fact<Bytes> node_mem_total = Missing{};
   Fact<Bytes> node_min_available = Missing{};
   std::optional<double> node_min_available_time;
-  Fact<Bytes> job_rss_peak = Missing{};  // sum over the tree's processes, per sample
+  Fact<Bytes> job_rss_peak = Missing{MissingReason::not_present, "no live process with a memory reading"};  // sum over the tree's processes, per sample
   std::optional<double> job_rss_peak_time;
   Fact<CgroupMemory> cgroup_first = Missing{};  // the first reading: counters before the job ran
   Fact<CgroupMemory> cgroup_last = Missing{};   // the last reading (the cgroup may vanish)
@@ -52,7 +53,7 @@ struct TimelinePoint {
   double time = 0;
   Fact<Bytes> node_available = Missing{};
   Fact<Bytes> cgroup_usage = Missing{};
-  Fact<Bytes> job_rss = Missing{};
+  Fact<Bytes> job_rss = Missing{MissingReason::not_present, "no live process with a memory reading"};
   Fact<Bytes> dev_shm_used = Missing{};
   std::uint64_t process_count = 0;
 

@@ -28,8 +28,14 @@ Fact<bool> make_directories(const std::filesystem::path& dir) {
 Fact<UniqueFd> open_directory_nofollow(int at_fd, const std::filesystem::path& path) {
   int fd = ::openat(at_fd, path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {
-    if (errno == ELOOP) return Missing{MissingReason::permission_denied, path.string() + " is a symlink; refusing to follow it"};
-    return missing_from_errno(errno, "open directory " + path.string());
+    const int error = errno;
+    // O_DIRECTORY|O_NOFOLLOW on a symlink fails with ENOTDIR (or ELOOP): say
+    // what it really is.
+    struct stat st {};
+    if (::fstatat(at_fd, path.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+      return Missing{MissingReason::permission_denied, path.string() + " is a symlink; refusing to follow it"};
+    }
+    return missing_from_errno(error, "open directory " + path.string());
   }
   return UniqueFd(fd);
 }

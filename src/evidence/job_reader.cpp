@@ -1,6 +1,7 @@
 #include "evidence/job_reader.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,7 +26,11 @@ namespace {
 Fact<bool> check_readable(const fs::path& file) {
   int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return missing_from_errno(errno, "open " + file.string());
+  struct stat st {};
+  const bool stat_ok = ::fstat(fd, &st) == 0;
   ::close(fd);
+  if (stat_ok && S_ISDIR(st.st_mode)) return Missing{MissingReason::unparseable, file.string() + " is a directory, not a file"};
+  if (!stat_ok || !S_ISREG(st.st_mode)) return Missing{MissingReason::unparseable, file.string() + " is not a regular file"};
   return true;
 }
 

@@ -41,14 +41,28 @@ std::optional<ProcessSeen> ProcessTracker::describe(int pid, int ppid_hint, cons
   return seen;
 }
 
-std::optional<ProcessSeen> ProcessTracker::adopt(int pid, const char* seen_by, double now) {
+std::optional<ProcessSeen> ProcessTracker::adopt(int pid, const char* seen_by, double now,
+                                                 const std::vector<std::string>& known_argv) {
   if (is_live(pid)) return std::nullopt;
-  return describe(pid, root_pid_, seen_by, now);
+  auto seen = describe(pid, root_pid_, seen_by, now);
+  // A job that ended at once has no /proc left to read: keep what we started.
+  if (seen && seen->argv.empty() && !known_argv.empty()) {
+    seen->argv = known_argv;
+    live_[pid].argv = known_argv;
+  }
+  return seen;
 }
 
 std::optional<ProcessSeen> ProcessTracker::on_fork(int parent_tgid, int child_tgid, double now) {
   if (is_live(child_tgid)) return std::nullopt;
-  if (parent_tgid != root_pid_ && !is_live(parent_tgid)) return std::nullopt;
+  // Events are read after SIGCHLD: the child may already be dead and reaped,
+  // and its parent too. A parent we saw die was still ours.
+  if (parent_tgid != root_pid_ && !is_live(parent_tgid) && !find_dead(parent_tgid)) return std::nullopt;
+  if (const Dead* dead = find_dead(child_tgid)) {
+    auto stat = collect::read_proc_stat(roots_, child_tgid);
+    // Either gone, or the very process that died: this fork is old news.
+    if (!stat || stat->start_time_ticks == dead->start_ticks || dead->start_ticks == 0) return std::nullopt;
+  }
   return describe(child_tgid, parent_tgid, "netlink-fork", now);
 }
 

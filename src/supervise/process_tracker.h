@@ -25,7 +25,9 @@ class ProcessTracker {
   ProcessTracker(collect::SystemRoots roots, int root_pid);
 
   // Starts tracking a process we know is ours (the job we spawned).
-  std::optional<evidence::ProcessSeen> adopt(int pid, const char* seen_by, double now);
+  // `known_argv` stands in when /proc has nothing left to read.
+  std::optional<evidence::ProcessSeen> adopt(int pid, const char* seen_by, double now,
+                                             const std::vector<std::string>& known_argv = {});
   // A fork seen by netlink; tracked when the parent is ours.
   std::optional<evidence::ProcessSeen> on_fork(int parent_tgid, int child_tgid, double now);
   // An exec seen by netlink: the command line changed.

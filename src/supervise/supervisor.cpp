@@ -366,7 +366,7 @@ std::variant<SupervisedJob, SupervisorFailure> Supervision::run() {
   syncer_ = std::make_unique<evidence::BackgroundSync>(std::vector<int>{journal_.fd(), console_.fd()});
   journal_.append(started_);
   syncer_->request();
-  record_seen(tracker_.adopt(job_pid_, "spawn", wall_clock_now()));
+  record_seen(tracker_.adopt(job_pid_, "spawn", wall_clock_now(), options_.argv));
   sampler_.locate_cgroup_of(job_pid_);
   take_sample();
 

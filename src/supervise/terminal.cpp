@@ -38,11 +38,12 @@ RawModeGuard::RawModeGuard(int fd) : fd_(fd) {
   if (::tcgetattr(fd, &mode) != 0) return;
   saved_ = mode;
   ::cfmakeraw(&mode);
-  ::tcsetattr(fd, TCSAFLUSH, &mode);
+  // TCSANOW, not TCSAFLUSH: keys typed before the job started are its input.
+  ::tcsetattr(fd, TCSANOW, &mode);
 }
 
 void RawModeGuard::restore() {
-  if (saved_) ::tcsetattr(fd_, TCSAFLUSH, &*saved_);
+  if (saved_) ::tcsetattr(fd_, TCSADRAIN, &*saved_);
   saved_.reset();
 }
 
