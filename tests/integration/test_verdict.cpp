@@ -1,0 +1,145 @@
+// End to end, real crashes to verdicts: a job really killed by its memory
+// cgroup's OOM killer while it saves a checkpoint, or after its memory grew
+// steadily; a job SIGKILLed from outside; a clean exit. The rules are the
+// built-in ones (rules/), the evidence what `ftdiag run` recorded.
+#include <signal.h>
+
+#include <string>
+
+#include <doctest/doctest.h>
+
+#include "integration/cgroup_sandbox.h"
+#include "integration/harness.h"
+
+namespace ftdiag::itest {
+namespace {
+
+constexpr std::uint64_t kLimit = 64ull << 20;
+
+// Whatever version this host offers; nullptr (after saying why) when none.
+std::unique_ptr<MemoryCgroupSandbox> any_memory_cgroup() {
+  auto v2 = MemoryCgroupSandbox::create_v2(kLimit);
+  if (auto* made = std::get_if<std::unique_ptr<MemoryCgroupSandbox>>(&v2)) return std::move(*made);
+  auto v1 = MemoryCgroupSandbox::create_v1(kLimit);
+  if (auto* made = std::get_if<std::unique_ptr<MemoryCgroupSandbox>>(&v1)) return std::move(*made);
+  MESSAGE("SKIPPED: no memory cgroup can be created here: ", std::get<std::string>(v1), "; ", std::get<std::string>(v2));
+  return nullptr;
+}
+
+// A shell line that prints `before`, then becomes the allocator.
+std::vector<std::string> print_then_alloc(const std::string& before, const std::vector<std::string>& alloc_args) {
+  std::string script = "printf '%s\\n' \"$1\"; shift; exec \"$@\"";
+  std::vector<std::string> argv = {"/bin/sh", "-c", script, "sh", before};
+  for (const auto& a : crasher_argv("alloc", alloc_args)) argv.push_back(a);
+  return argv;
+}
+
+// ftdiag_run without --quiet: the summary and verdict go to stderr.
+std::vector<std::string> loud(std::vector<std::string> argv) {
+  std::erase(argv, std::string("--quiet"));
+  return argv;
+}
+
+json judged(const fs::path& job_dir) {
+  auto analysis = analyze(job_dir);
+  REQUIRE_MESSAGE(analysis.outcome.exited_with(0), analysis.outcome.describe());
+  return analysis.report;
+}
+
+json* finding_of(json& report, const std::string& rule) {
+  for (auto& f : report["findings"]) {
+    if (f["rule"] == rule) return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("verdict: a real memcg OOM during a checkpoint save is host-oom-checkpoint-save, scope cgroup") {
+  auto cgroup = any_memory_cgroup();
+  if (!cgroup) return;
+  TempDir tmp;
+  Launch launch{loud(ftdiag_run(tmp / "job", print_then_alloc("Saving model checkpoint to out/checkpoint-500", {"8", "20", "1024"})))};
+  launch.cgroup_procs = cgroup->procs_file();
+  auto outcome = run(launch, 60);
+  REQUIRE_MESSAGE(outcome.killed_by(SIGKILL), outcome.describe());
+  // `ftdiag run` printed the verdict too.
+  CHECK_MESSAGE(outcome.err.find("ftdiag verdict: host-oom-checkpoint-save, scope cgroup") != std::string::npos, outcome.err);
+
+  auto report = judged(tmp / "job");
+  auto& verdict = report["verdict"];
+  INFO("verdict: ", verdict.dump());
+  CHECK(verdict["cause"] == "host-oom-checkpoint-save");
+  CHECK(verdict["scope"] == "cgroup");
+  CHECK(verdict["confidence"].get<double>() >= 0.8);
+  CHECK(verdict["summary"].get<std::string>().find("64.0 MiB") != std::string::npos);
+  json* finding = finding_of(report, "oom-at-checkpoint-save-cgroup");
+  REQUIRE(finding);
+  // Findings cite their evidence: each pointer resolves in the evidence document.
+  for (auto& cited : (*finding)["evidence"]) {
+    const auto pointer = cited["pointer"].get<std::string>();
+    if (pointer.empty()) continue;
+    CHECK_MESSAGE(report["evidence"].contains(json::json_pointer(pointer)), pointer);
+  }
+  CHECK_FALSE((*finding)["remediation"].empty());
+}
+
+TEST_CASE("verdict: a real memcg OOM after steady growth, with no save, is host-oom-growth or container-oom") {
+  auto cgroup = any_memory_cgroup();
+  if (!cgroup) return;
+  TempDir tmp;
+  // 2 MiB every 100 ms: about 30 samples of climbing before the kill.
+  Launch launch{ftdiag_run(tmp / "job", crasher_argv("alloc", {"2", "100", "1024"}))};
+  launch.cgroup_procs = cgroup->procs_file();
+  auto outcome = run(launch, 60);
+  REQUIRE_MESSAGE(outcome.killed_by(SIGKILL), outcome.describe());
+
+  auto report = judged(tmp / "job");
+  auto& verdict = report["verdict"];
+  INFO("verdict: ", verdict.dump());
+  CHECK(verdict["cause"] == "host-oom-growth");
+  CHECK(verdict["scope"] == "cgroup");
+  CHECK_FALSE(finding_of(report, "oom-at-checkpoint-save-cgroup"));
+  // The limit rule fires too, ranked below the more specific cause.
+  json* limit = finding_of(report, "oom-at-cgroup-limit");
+  REQUIRE(limit);
+  CHECK((*limit)["confidence"].get<double>() <= verdict["confidence"].get<double>());
+}
+
+TEST_CASE("verdict: a job SIGKILLed from outside with memory to spare is external-kill, not an OOM") {
+  TempDir tmp;
+  Launch launch{ftdiag_run(tmp / "job", {"/bin/sh", "-c", "echo \"ready $$\"; exec sleep 60"})};
+  Process ftdiag(launch);
+  auto line = ftdiag.wait_for_line("ready ");
+  REQUIRE(line);
+  const int job_pid = std::stoi(line->substr(line->find(' ') + 1));
+  REQUIRE(::kill(job_pid, SIGKILL) == 0);
+  auto status = ftdiag.finish();
+  REQUIRE(status);
+  CHECK(WIFSIGNALED(*status));
+
+  auto report = judged(tmp / "job");
+  auto& verdict = report["verdict"];
+  INFO("report: ", report["verdict"].dump(), report["findings"].dump());
+  if (report["evidence"]["runs"][0]["memory"]["cgroup"].contains("missing")) {
+    // Without cgroup counters an OOM cannot be ruled out: unknown is honest.
+    CHECK(verdict["cause"] == "unknown");
+    return;
+  }
+  CHECK(verdict["cause"] == "external-kill");
+  CHECK(verdict["scope"].is_null());
+  for (auto& f : report["findings"]) CHECK(f["cause"] != "container-oom");
+}
+
+TEST_CASE("verdict: a clean exit has no finding") {
+  TempDir tmp;
+  auto outcome = run(Launch{ftdiag_run(tmp / "job", crasher_argv("die", {"exit", "0"}))});
+  REQUIRE_MESSAGE(outcome.exited_with(0), outcome.describe());
+  auto report = judged(tmp / "job");
+  CHECK(report["findings"].empty());
+  CHECK(report["verdict"]["cause"] == "unknown");
+  CHECK(report["verdict"]["confidence"] == 0);
+  CHECK(report["schema_version"] == 1);
+}
+
+}  // namespace ftdiag::itest
