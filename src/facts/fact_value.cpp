@@ -54,7 +54,9 @@ std::string format_value(const FactValue& value, Unit unit) {
   switch (unit) {
     case Unit::bytes: return number < 0 ? fmt::format("{}", number) : format_bytes(static_cast<std::uint64_t>(number));
     case Unit::seconds: return format_duration(number);
-    case Unit::ratio: return fmt::format("{:.0f}%", number * 100);
+    case Unit::ratio:
+      // Small shares matter ("0.3% of RAM left"): keep a decimal below 10%.
+      return number < 0.1 ? fmt::format("{:.1f}%", number * 100) : fmt::format("{:.0f}%", number * 100);
     case Unit::signal: {
       const int sig = static_cast<int>(number);
       return fmt::format("{} ({})", evidence::signal_name(sig), sig);

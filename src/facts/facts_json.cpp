@@ -22,7 +22,7 @@ Fact<FactSet> facts_from_json(const nlohmann::json& j) {
     const bool out_of_range = value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX);
     if (!fits || out_of_range) {
       return Missing{MissingReason::unparseable,
-                     fmt::format("fact \"{}\" is a {}, not {}", name, to_string(spec->type),
+                     fmt::format("fact \"{}\" is of type {}, not {}", name, to_string(spec->type),
                                  out_of_range ? "an integer beyond 64 bits" : value.type_name())};
     }
     if (value.is_boolean()) facts.set(name, value.get<bool>());
@@ -42,7 +42,8 @@ nlohmann::json facts_to_json(const FactSet& facts) {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [name, entry] : facts.entries()) {
     if (!entry.value) continue;
-    std::visit([&](const auto& v) { j[name] = v; }, entry.value.value());
+    const std::string& key = name;  // lambdas may not capture structured bindings (clang 14)
+    std::visit([&](const auto& v) { j[key] = v; }, entry.value.value());
   }
   return j;
 }

@@ -55,12 +55,11 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"node.min_available_bytes", integer, bytes, "lowest MemAvailable seen during the run"},
     {"node.min_available_ratio", number, ratio, "lowest MemAvailable / MemTotal"},
     {"node.available_before_death_ratio", number, ratio, "MemAvailable / MemTotal at the last sample before the incident"},
-    {"node.swap_total_bytes", integer, bytes, "the node's swap (SwapTotal)"},
 
     // The job's memory over time (the cgroup's usage when it has a limit, else the job's RSS).
     {"memory.job_rss_peak_bytes", integer, bytes, "highest sum of RSS over the job's processes"},
     {"memory.samples", integer, count, "memory samples before the incident"},
-    {"memory.growth_factor", number, none, "memory at the incident / memory at the first sample that shows the job's working set"},
+    {"memory.growth_factor", number, none, "memory at its peak before the incident / memory at the start of the run (median of the first tenth of the samples)"},
     {"memory.rising_fraction", number, ratio, "share of sample-to-sample changes before the incident that were increases"},
     {"memory.rise_span", number, seconds, "time from when memory last stood near its starting level (within a tenth of the climb) to its peak before the incident"},
     {"memory.rise_span_ratio", number, ratio, "memory.rise_span / time from start to the incident"},

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "rules/condition.h"
+#include "rules/json_positions.h"
 
 namespace ftdiag::rules {
 
@@ -40,7 +41,9 @@ struct Rule {
   std::string summary;             // template
   std::vector<std::string> remediation;  // templates
   std::vector<std::string> references;
-  std::string source;  // "rules/oom.json"
+  std::string source;        // "rules/oom.json"
+  std::string id_pointer;    // "/rules/3/id": where the id is, for errors found later
+  TextPosition id_position;  // (a duplicate across files)
 };
 
 }  // namespace ftdiag::rules

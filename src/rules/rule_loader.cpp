@@ -32,18 +32,17 @@ class FileParser {
   void parse();
 
  private:
+  // The position of a pointer, or of its nearest indexed ancestor.
+  TextPosition locate(const std::string& pointer) const {
+    for (std::string p = pointer;; p = p.substr(0, p.rfind('/'))) {
+      if (auto it = positions_.find(p); it != positions_.end()) return it->second;
+      if (p.empty()) return {};
+    }
+  }
+
   void error(const std::string& pointer, std::string message) {
     ++errors_;
-    TextPosition at;
-    // The nearest indexed ancestor when the pointer itself is not in the text.
-    for (std::string p = pointer;; p = p.substr(0, p.rfind('/'))) {
-      if (auto it = positions_.find(p); it != positions_.end()) {
-        at = it->second;
-        break;
-      }
-      if (p.empty()) break;
-    }
-    into_.errors.push_back({file_, at, pointer, std::move(message)});
+    into_.errors.push_back({file_, locate(pointer), pointer, std::move(message)});
   }
 
   std::optional<Rule> rule(const json& j, const std::string& at);
@@ -125,7 +124,7 @@ std::optional<facts::FactValue> FileParser::operand(const json& j, const facts::
   // operand may be huge or nested deep.
   std::string shown = j.is_primitive() ? j.dump() : std::string("an ") + j.type_name();
   if (shown.size() > 80) shown = shown.substr(0, 77) + "...";
-  error(at, fmt::format("fact \"{}\" is a {}; cannot compare it with {}", spec.name, facts::to_string(spec.type), shown));
+  error(at, fmt::format("fact \"{}\" is of type {}; cannot compare it with {}", spec.name, facts::to_string(spec.type), shown));
   return std::nullopt;
 }
 
@@ -179,13 +178,13 @@ std::optional<Condition> FileParser::comparison(const json& j, const std::string
     case Condition::Op::gt:
     case Condition::Op::gte:
       if (!facts::is_numeric(spec->type)) {
-        error(value_at, fmt::format("fact \"{}\" is a {}; \"{}\" needs a number", c.fact, facts::to_string(spec->type), op_key));
+        error(value_at, fmt::format("fact \"{}\" is of type {}; \"{}\" needs a number", c.fact, facts::to_string(spec->type), op_key));
         return std::nullopt;
       }
       break;
     case Condition::Op::matches: {
       if (spec->type != facts::FactType::string || !value.is_string()) {
-        error(value_at, fmt::format("\"matches\" needs a string fact and a pattern (\"{}\" is a {})", c.fact, facts::to_string(spec->type)));
+        error(value_at, fmt::format("\"matches\" needs a string fact and a pattern (\"{}\" is of type {})", c.fact, facts::to_string(spec->type)));
         return std::nullopt;
       }
       const auto pattern = value.get<std::string>();
@@ -241,7 +240,10 @@ std::optional<Condition> FileParser::condition(const json& j, const std::string&
     error(at, "a condition has exactly one of \"all\", \"any\", \"not\" (or is a comparison with \"fact\")");
     return std::nullopt;
   }
-  const auto& [key, value] = *j.items().begin();
+  // The single member (an iterator, not items(): its proxy is a temporary).
+  const auto member = j.begin();
+  const std::string key = member.key();
+  const json& value = member.value();
   Condition c;
   if (key == "not") {
     c.kind = Condition::Kind::negation;
@@ -313,6 +315,8 @@ std::optional<Rule> FileParser::rule(const json& j, const std::string& at) {
   auto id = string_field(j, "id", at, true);
   if (id) {
     r.id = *id;
+    r.id_pointer = at + "/id";
+    r.id_position = locate(r.id_pointer);
     if (!std::all_of(r.id.begin(), r.id.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; })) {
       error(at + "/id", "a rule id uses only a-z, 0-9 and '-'");
     }
@@ -426,7 +430,8 @@ void merge_rules(RuleSet& base, RuleSet more) {
   for (auto& rule : more.rules) {
     auto same = std::find_if(base.rules.begin(), base.rules.end(), [&](const Rule& r) { return r.id == rule.id; });
     if (same != base.rules.end()) {
-      base.errors.push_back({rule.source, {}, "", fmt::format("rule id \"{}\" is also defined in {}", rule.id, same->source)});
+      base.errors.push_back({rule.source, rule.id_position, rule.id_pointer,
+                             fmt::format("rule id \"{}\" is also defined in {}", rule.id, same->source)});
       continue;
     }
     base.rules.push_back(std::move(rule));

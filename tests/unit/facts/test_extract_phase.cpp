@@ -1,0 +1,84 @@
+#include <doctest/doctest.h>
+
+#include "evidence_builder.h"
+#include "facts/extract.h"
+
+using namespace ftdiag;
+using namespace ftdiag::facts;
+using namespace ftdiag::facts::testing;
+
+namespace {
+
+evidence::RunEvidence run_killed_at(double at) {
+  auto run = run_started();
+  add_process(run, kJobPid, {"python", "train.py"}, at, ExitStatus::killed(SIGKILL));
+  end_run(run, at + 0.1, ExitStatus::killed(SIGKILL));
+  run.console.line_count = 500;
+  run.console.phases = {stretch("model-load", 1, "Loading checkpoint shards:   0%|"),
+                        stretch("training", 10, "{'loss': 2.1}"),
+                        stretch("checkpoint-save", 40, "Saving model checkpoint to /out/checkpoint-100"),
+                        stretch("training", 45, "{'loss': 1.7}"),
+                        stretch("checkpoint-save", 70, "Saving model checkpoint to /out/checkpoint-200")};
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("phase facts: the last stretch that started before the incident") {
+  const FactSet facts = extract_facts(document_of({run_killed_at(75)}));
+  CHECK(value_of<std::string>(facts, "phase.at_death") == "checkpoint-save");
+  CHECK(value_of<std::string>(facts, "phase.at_death_line") == "Saving model checkpoint to /out/checkpoint-200");
+  CHECK(value_of<double>(facts, "phase.at_death_age") == doctest::Approx(5));
+  CHECK(value_of<std::int64_t>(facts, "phase.checkpoint_saves_before") == 2);
+  CHECK(facts.get("phase.at_death").pointer == "/runs/0/console/phases/4/phase");
+}
+
+TEST_CASE("phase facts: a death during training between two saves") {
+  const FactSet facts = extract_facts(document_of({run_killed_at(60)}));
+  CHECK(value_of<std::string>(facts, "phase.at_death") == "training");
+  CHECK(value_of<double>(facts, "phase.at_death_age") == doctest::Approx(15));
+  CHECK(value_of<std::int64_t>(facts, "phase.checkpoint_saves_before") == 1);
+}
+
+TEST_CASE("phase facts: a line read a moment after the death still counts, a later one does not") {
+  FactSet facts = extract_facts(document_of({run_killed_at(69.7)}));
+  CHECK(value_of<std::string>(facts, "phase.at_death") == "checkpoint-save");
+  CHECK(value_of<double>(facts, "phase.at_death_age") == doctest::Approx(0));
+  CHECK(value_of<std::int64_t>(facts, "phase.checkpoint_saves_before") == 2);
+
+  facts = extract_facts(document_of({run_killed_at(68)}));
+  CHECK(value_of<std::string>(facts, "phase.at_death") == "training");
+  CHECK(value_of<std::int64_t>(facts, "phase.checkpoint_saves_before") == 1);
+}
+
+TEST_CASE("phase facts: no phase before the incident") {
+  const FactSet facts = extract_facts(document_of({run_killed_at(0.2)}));
+  CHECK(missing_reason(facts, "phase.at_death").find("no console line marked a training phase") != std::string::npos);
+  CHECK(value_of<std::int64_t>(facts, "phase.checkpoint_saves_before") == 0);
+}
+
+TEST_CASE("phase facts: an unreadable console passes its reason on") {
+  auto run = run_killed_at(75);
+  run.console.readable = Missing{MissingReason::permission_denied, "open console.log: Permission denied"};
+  const FactSet facts = extract_facts(document_of({run}));
+  for (const char* name : {"phase.at_death", "phase.checkpoint_saves_before", "console.tail", "console.lines"}) {
+    CAPTURE(name);
+    CHECK(missing_reason(facts, name) == "open console.log: Permission denied");
+  }
+}
+
+TEST_CASE("console facts: the last 60 lines of the tail, joined") {
+  auto run = run_killed_at(75);
+  for (int i = 0; i < 100; ++i) {
+    evidence::ConsoleLine line;
+    line.text = "line " + std::to_string(i);
+    run.console.tail.push_back(line);
+  }
+  const FactSet facts = extract_facts(document_of({run}));
+  const auto tail = value_of<std::string>(facts, "console.tail");
+  CHECK(tail.rfind("line 40\nline 41\n", 0) == 0);
+  CHECK(tail.size() >= 8);
+  CHECK(tail.substr(tail.size() - 8) == "line 99\n");
+  CHECK(tail.find("line 39\n") == std::string::npos);
+  CHECK(value_of<std::int64_t>(facts, "console.lines") == 500);
+}

@@ -1,0 +1,108 @@
+// Extraction and the fact registry agree: every registered fact ends up set
+// or missing with a reason, nothing unregistered is produced, and every value
+// has the registered type (rules are type-checked against the registry).
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+
+#include "evidence_builder.h"
+#include "facts/extract.h"
+#include "facts/registry.h"
+
+using namespace ftdiag;
+using namespace ftdiag::facts;
+using namespace ftdiag::facts::testing;
+
+namespace {
+
+// As much evidence as a run can carry, so that most facts get a value.
+evidence::EvidenceDocument rich_document() {
+  auto run = run_started();
+  run.started.mechanisms.emplace("netlink", true);
+  auto& job = add_process(run, kJobPid, {"torchrun", "train.py"}, 61.0, ExitStatus::exited(1));
+  job.peak_rss = Bytes{1000};
+  auto& worker = add_process(run, 101, {"python", "train.py"}, 60.0, ExitStatus::killed(SIGKILL));
+  worker.vm_hwm = Bytes{9000};
+  evidence::ProcessMemory last;
+  last.pid = 101;
+  last.rss = Bytes{8000};
+  worker.last_sample = last;
+  add_process(run, 102, {"python", "train.py", "--rank=1"}, 60.5, ExitStatus::killed(SIGTERM));
+  end_run(run, 61.5, ExitStatus::exited(1));
+  run.notes.push_back({kStart + 59, "forwarded SIGTERM to the job"});
+  auto& m = run.memory;
+  m.cgroup_first = cgroup(Bytes{10000}, 0);
+  m.cgroup_last = cgroup(Bytes{10000}, 1, 1);
+  m.cgroup_peak = Bytes{9900};
+  m.node_mem_total = Bytes{100000};
+  m.node_min_available = Bytes{40000};
+  m.job_rss_peak = Bytes{9500};
+  m.dev_shm_total = Bytes{5000};
+  m.dev_shm_peak_used = Bytes{100};
+  for (int i = 1; i <= 59; ++i) run.timeline.push_back(point(i, Bytes(100 * i + 4000), Bytes(100 * i + 3500), Bytes{50000}));
+  run.console.line_count = 3;
+  run.console.phases = {stretch("training", 5, "{'loss': 1.0}")};
+  evidence::ConsoleLine line;
+  line.text = "{'loss': 1.0}";
+  run.console.tail = {line};
+  return document_of({run});
+}
+
+void check_against_registry(const FactSet& facts) {
+  for (const auto& spec : fact_registry()) {
+    CAPTURE(spec.name);
+    const auto it = facts.entries().find(std::string(spec.name));
+    REQUIRE(it != facts.entries().end());
+    const auto& value = it->second.value;
+    if (value) {
+      CHECK(to_string(type_of(value.value())) == to_string(spec.type));
+    } else {
+      CHECK_FALSE(value.missing().detail.empty());
+    }
+  }
+  for (const auto& [name, entry] : facts.entries()) {
+    CAPTURE(name);
+    CHECK(find_fact(name) != nullptr);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("registry: a rich document gives every fact a value of its registered type, or a reason") {
+  const FactSet facts = extract_facts(rich_document());
+  check_against_registry(facts);
+  // What a worker killed by a signal under a job that exited cannot have; and
+  // the node's swap, which the evidence document has no field for.
+  const std::set<std::string> may_miss = {"job.signal", "death.exit_code", "node.swap_total_bytes"};
+  for (const auto& [name, entry] : facts.entries()) {
+    CAPTURE(name);
+    if (!entry.value) CHECK(may_miss.count(name) == 1);
+  }
+  CHECK(value_of<bool>(facts, "watch.netlink"));
+  CHECK(value_of<std::int64_t>(facts, "deaths.forwarded_signals") == 1);
+  CHECK(value_of<std::int64_t>(facts, "death.peak_rss_bytes") == 9000);
+  CHECK(value_of<std::int64_t>(facts, "death.rss_bytes") == 8000);
+  CHECK(value_of<double>(facts, "shm.peak_used_ratio") == doctest::Approx(0.02));
+}
+
+TEST_CASE("registry: clean runs and empty documents still account for every fact") {
+  check_against_registry(extract_facts(document_of({})));
+  auto run = run_started();
+  end_run(run, 10, ExitStatus::exited(0));
+  check_against_registry(extract_facts(document_of({run})));
+  auto killed = run_started();  // ftdiag itself was killed: no end record, no status
+  check_against_registry(extract_facts(document_of({killed})));
+}
+
+TEST_CASE("registry: names are unique and look up") {
+  std::set<std::string_view> names;
+  for (const auto& spec : fact_registry()) {
+    CAPTURE(spec.name);
+    CHECK(names.insert(spec.name).second);
+    CHECK(find_fact(spec.name) == &spec);
+    CHECK_FALSE(spec.meaning.empty());
+  }
+  CHECK(find_fact("cgroup.peek") == nullptr);
+  CHECK(find_fact("") == nullptr);
+}

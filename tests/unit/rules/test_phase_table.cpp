@@ -1,0 +1,109 @@
+#include <doctest/doctest.h>
+
+#include <optional>
+#include <string>
+
+#include "evidence/phase_table.h"
+#include "rule_text.h"
+
+using namespace ftdiag;
+using evidence::PhaseTable;
+using ftdiag::rules::testing::project_rules_dir;
+
+namespace {
+
+std::string phase_of(const PhaseTable& table, std::string_view line) {
+  const auto phase = table.classify(line);
+  return phase ? std::string(*phase) : "(none)";
+}
+
+std::string refusal(std::string_view text) {
+  auto table = PhaseTable::parse(text, "phases-test.json");
+  REQUIRE_FALSE(table);
+  CHECK(table.missing().reason == MissingReason::unparseable);
+  return table.missing().detail;
+}
+
+bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("phase table: the project's rules/phases.json loads") {
+  auto table = PhaseTable::load(project_rules_dir() / "phases.json");
+  REQUIRE_MESSAGE(table.has_value(), (table ? std::string() : table.missing().detail));
+  CHECK(table->phases() ==
+        std::vector<std::string>{"checkpoint-save", "model-load", "data-preprocessing", "evaluation", "training"});
+}
+
+TEST_CASE("phase table: console lines of the common trainers") {
+  auto loaded = PhaseTable::load(project_rules_dir() / "phases.json");
+  REQUIRE(loaded);
+  const PhaseTable& table = loaded.value();
+  CHECK(phase_of(table, "Saving model checkpoint to /out/checkpoint-500") == "checkpoint-save");
+  CHECK(phase_of(table, "[2024-05-01 10:00:00,000] [INFO] [torch_checkpoint_engine.py:21:save] "
+                        "[Torch] Checkpoint global_step10 is about to be saved!") == "checkpoint-save");
+  CHECK(phase_of(table, " 50%|█████     | 500/1000 [10:00<10:00,  1.20s/it]SAVING CHECKPOINT...") == "checkpoint-save");
+  CHECK(phase_of(table, "Loading checkpoint shards:  14%|█▍        | 1/7 [00:03<00:18,  3.08s/it]") == "model-load");
+  CHECK(phase_of(table, "Loading checkpoint shards:  14%|") == "model-load");
+  CHECK(phase_of(table, "{'loss': 0.95, 'grad_norm': 1.2, 'learning_rate': 2e-05, 'epoch': 0.5}") == "training");
+  CHECK(phase_of(table, " 12%|█▏        | 120/1000 [01:00<07:20,  2.00it/s]") == "training");
+  CHECK(phase_of(table, "{'eval_loss': 1.1, 'eval_runtime': 3.2}") == "evaluation");
+  CHECK(phase_of(table, "Map (num_proc=8):  40%|████      | 400/1000") == "data-preprocessing");
+  CHECK(phase_of(table, "NCCL INFO Bootstrap : Using eth0") == "(none)");
+  CHECK(phase_of(table, "") == "(none)");
+}
+
+TEST_CASE("phase table: table order wins when a line matches several phases") {
+  auto table = PhaseTable::parse(R"({"phases": [
+      {"phase": "first", "patterns": ["zzz", "shared word"]},
+      {"phase": "second", "patterns": ["shared"]},
+      {"phase": "first", "patterns": ["only-late"]}
+    ]})", "order.json");
+  REQUIRE(table);
+  CHECK(phase_of(table.value(), "a shared word") == "first");
+  CHECK(phase_of(table.value(), "shared alone") == "second");
+  CHECK(phase_of(table.value(), "only-late and shared") == "second");
+  CHECK(table->phases() == std::vector<std::string>{"first", "second"});
+}
+
+TEST_CASE("phase table: malformed tables are refused with a message") {
+  const std::pair<const char*, const char*> cases[] = {
+      {"{\"phases\": [}", "phases-test.json: not valid JSON"},
+      {"[]", "expected {\"phases\": [...]}"},
+      {R"({"phases": {}})", "expected {\"phases\": [...]}"},
+      {R"({"phases": [{"patterns": ["x"]}]})", "/phases/0: needs \"phase\""},
+      {R"({"phases": [{"phase": "p"}]})", "/phases/0: needs"},
+      {R"({"phases": [{"phase": "p", "patterns": "x"}]})", "/phases/0: needs"},
+      {R"({"phases": [{"phase": "p", "patterns": ["ok", 3]}]})", "/phases/0/patterns/1: not a string"},
+      {R"({"phases": [{"phase": "p", "patterns": ["ok"]}, {"phase": "q", "patterns": ["(unclosed"]}]})",
+       "/phases/1/patterns/0: bad regular expression"},
+  };
+  for (const auto& [text, message] : cases) {
+    CAPTURE(text);
+    const auto why = refusal(text);
+    CHECK_MESSAGE(contains(why, message), why);
+  }
+}
+
+TEST_CASE("phase table: an empty table classifies nothing") {
+  auto table = PhaseTable::parse(R"({"phases": []})", "empty.json");
+  REQUIRE(table);
+  CHECK(phase_of(table.value(), "Saving model checkpoint") == "(none)");
+}
+
+TEST_CASE("phase table: a 1 MB line classifies in linear time") {
+  auto loaded = PhaseTable::load(project_rules_dir() / "phases.json");
+  REQUIRE(loaded);
+  std::string line;
+  unsigned x = 12345;
+  while (line.size() < (1u << 20)) {
+    x = x * 1103515245u + 12345u;
+    line.push_back(static_cast<char>(32 + (x >> 16) % 95));
+  }
+  CHECK(phase_of(loaded.value(), line + " Saving model checkpoint to /out") == "checkpoint-save");
+  std::string bar;
+  while (bar.size() < (1u << 20)) bar += " 50%|#####     | 500/1000 [10:00<10:00,  1.20s/it]\r";
+  CHECK(phase_of(loaded.value(), bar) == "training");
+  CHECK(phase_of(loaded.value(), bar + "Loading checkpoint shards") == "model-load");
+  CHECK(phase_of(loaded.value(), std::string(1u << 20, 'x')) == "(none)");
+}
