@@ -10,11 +10,12 @@
 #include "integration/cgroup_sandbox.h"
 #include "integration/harness.h"
 #include "integration/kernel_log.h"
+#include "integration/memory_limits.h"
 
 namespace ftdiag::itest {
 namespace {
 
-constexpr std::uint64_t kLimit = 64ull << 20;
+constexpr std::uint64_t kLimit = kOomTestLimit;
 
 using Created = std::variant<std::unique_ptr<MemoryCgroupSandbox>, std::string>;
 
@@ -53,7 +54,8 @@ void run_oom_test(Created created) {
   TempDir tmp;
   // 4 MiB every 30 ms: the limit is reached in about half a second, over
   // several of the 0.1 s samples. 1 GiB without a kill means a broken setup.
-  Launch launch{ftdiag_run(tmp / "job", crasher_argv("alloc", {"4", "30", "1024"}))};
+  const std::string step = std::to_string(kOomTestLimitMiB / 16);
+  Launch launch{ftdiag_run(tmp / "job", crasher_argv("alloc", {step, "30", "4096"}))};
   launch.cgroup_procs = cgroup.procs_file();
   auto outcome = run(launch, 60);
   REQUIRE_MESSAGE(outcome.status, outcome.describe());

@@ -10,11 +10,12 @@
 
 #include "integration/cgroup_sandbox.h"
 #include "integration/harness.h"
+#include "integration/memory_limits.h"
 
 namespace ftdiag::itest {
 namespace {
 
-constexpr std::uint64_t kLimit = 64ull << 20;
+constexpr std::uint64_t kLimit = kOomTestLimit;
 
 // Whatever version this host offers; nullptr (after saying why) when none.
 std::unique_ptr<MemoryCgroupSandbox> any_memory_cgroup() {
@@ -59,7 +60,7 @@ TEST_CASE("verdict: a real memcg OOM during a checkpoint save is host-oom-checkp
   auto cgroup = any_memory_cgroup();
   if (!cgroup) return;
   TempDir tmp;
-  Launch launch{loud(ftdiag_run(tmp / "job", print_then_alloc("Saving model checkpoint to out/checkpoint-500", {"8", "20", "1024"})))};
+  Launch launch{loud(ftdiag_run(tmp / "job", print_then_alloc("Saving model checkpoint to out/checkpoint-500", {std::to_string(kOomTestLimitMiB / 8), "20", "4096"})))};
   launch.cgroup_procs = cgroup->procs_file();
   auto outcome = run(launch, 60);
   REQUIRE_MESSAGE(outcome.killed_by(SIGKILL), outcome.describe());
@@ -72,7 +73,7 @@ TEST_CASE("verdict: a real memcg OOM during a checkpoint save is host-oom-checkp
   CHECK(verdict["cause"] == "host-oom-checkpoint-save");
   CHECK(verdict["scope"] == "cgroup");
   CHECK(verdict["confidence"].get<double>() >= 0.8);
-  CHECK(verdict["summary"].get<std::string>().find("64.0 MiB") != std::string::npos);
+  CHECK(verdict["summary"].get<std::string>().find(std::to_string(kOomTestLimitMiB) + ".0 MiB") != std::string::npos);
   json* finding = finding_of(report, "oom-at-checkpoint-save-cgroup");
   REQUIRE(finding);
   // Findings cite their evidence: each pointer resolves in the evidence document.
@@ -88,8 +89,8 @@ TEST_CASE("verdict: a real memcg OOM after steady growth, with no save, is host-
   auto cgroup = any_memory_cgroup();
   if (!cgroup) return;
   TempDir tmp;
-  // 2 MiB every 100 ms: about 30 samples of climbing before the kill.
-  Launch launch{ftdiag_run(tmp / "job", crasher_argv("alloc", {"2", "100", "1024"}))};
+  // A 32nd of the limit every 100 ms: about 30 samples of climbing before the kill.
+  Launch launch{ftdiag_run(tmp / "job", crasher_argv("alloc", {std::to_string(kOomTestLimitMiB / 32), "100", "4096"}))};
   launch.cgroup_procs = cgroup->procs_file();
   auto outcome = run(launch, 60);
   REQUIRE_MESSAGE(outcome.killed_by(SIGKILL), outcome.describe());
