@@ -48,7 +48,8 @@ TEST_CASE("facts json: a mistyped value is refused") {
       {R"({"death.is_job": 1})", "boolean"},        {R"({"phase.at_death": null})", "string"},
       {R"({"cgroup.peak_ratio": "98%"})", "number"},
   };
-  for (const auto& [text, type] : cases) {
+  for (const auto& [text_binding, type] : cases) {
+    const char* text = text_binding;  // CAPTURE is a lambda: no structured bindings (clang 14)
     CAPTURE(text);
     const auto why = refusal(json::parse(text));
     CHECK(why.find(type) != std::string::npos);

@@ -78,7 +78,8 @@ TEST_CASE("phase table: malformed tables are refused with a message") {
       {R"({"phases": [{"phase": "p", "patterns": ["ok"]}, {"phase": "q", "patterns": ["(unclosed"]}]})",
        "/phases/1/patterns/0: bad regular expression"},
   };
-  for (const auto& [text, message] : cases) {
+  for (const auto& [text_binding, message] : cases) {
+    const auto& text = text_binding;  // CAPTURE is a lambda: no structured bindings (clang 14)
     CAPTURE(text);
     const auto why = refusal(text);
     CHECK_MESSAGE(contains(why, message), why);
