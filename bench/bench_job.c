@@ -23,6 +23,13 @@
  *       inspects ftdiag meanwhile, then releases the job by opening the FIFO
  *       for writing and closing it. The children then exit and the parent
  *       reaps them. FIFO "-" skips the wait; "sleep:SECONDS" sleeps instead.
+ *   bench_job breathe PROCESSES SECONDS
+ *       PROCESSES processes in all (this one and PROCESSES-1 children) whose
+ *       resident memory moves all the time, for SECONDS: each steps through
+ *       0, 0.75, 1.5 and 2.25 MiB of touched anonymous memory, one step every
+ *       250 ms, back to 0 after the last (madvise DONTNEED). Two samples
+ *       0.5 s apart see its RSS moved by 1.5 MiB: a busy tree, every process
+ *       worth recording at every tick.
  *
  * Exit status 0 on success, 2 on bad arguments, 1 on a system call failure.
  */
@@ -33,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -40,7 +48,8 @@
 
 static int usage(void) {
   fputs("usage: bench_job spin ITERATIONS | print LINES WIDTH | sleep SECONDS |"
-        " churn CHILDREN |\n       maxrss OUTPUT COMMAND ARGS... | tree PROCESSES LINES WIDTH FIFO\n",
+        " churn CHILDREN |\n       maxrss OUTPUT COMMAND ARGS... | tree PROCESSES LINES WIDTH FIFO |"
+        " breathe PROCESSES SECONDS\n",
         stderr);
   return 2;
 }
@@ -176,6 +185,51 @@ static int tree(long long processes, long long lines, long long width, const cha
   return failed;
 }
 
+/* One process's part of `breathe`: a sawtooth of resident memory until `end`. */
+static int breathe_one(const struct timespec* end) {
+  enum { kStep = 768 << 10, kLevels = 4, kPage = 4096 };
+  char* region = mmap(NULL, (size_t)kStep * kLevels, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (region == MAP_FAILED) return perror("mmap"), 1;
+  struct timespec next;
+  clock_gettime(CLOCK_MONOTONIC, &next);
+  for (int level = 0;; level = (level + 1) % kLevels) {
+    if (level == 0) {
+      madvise(region, (size_t)kStep * kLevels, MADV_DONTNEED);
+    } else {
+      for (size_t offset = (size_t)(level - 1) * kStep; offset < (size_t)level * kStep; offset += kPage) {
+        region[offset] = 1;
+      }
+    }
+    next.tv_nsec += 250000000L;
+    if (next.tv_nsec >= 1000000000L) {
+      next.tv_nsec -= 1000000000L;
+      next.tv_sec += 1;
+    }
+    if (next.tv_sec > end->tv_sec || (next.tv_sec == end->tv_sec && next.tv_nsec >= end->tv_nsec)) break;
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR) {
+    }
+  }
+  munmap(region, (size_t)kStep * kLevels);
+  return 0;
+}
+
+static int breathe(long long processes, long long seconds) {
+  struct timespec end;
+  clock_gettime(CLOCK_MONOTONIC, &end);
+  end.tv_sec += (time_t)seconds;
+  for (long long i = 1; i < processes; ++i) {
+    pid_t pid = fork();
+    if (pid < 0) return perror("fork"), 1;
+    if (pid == 0) _exit(breathe_one(&end));
+  }
+  int failed = breathe_one(&end);
+  int status = 0;
+  while (wait(&status) > 0) {
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) failed = 1;
+  }
+  return failed;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) return usage();
   const char* mode = argv[1];
@@ -192,6 +246,11 @@ int main(int argc, char** argv) {
     long long processes = number(argv[2]);
     if (processes < 1) return usage();
     return tree(processes, number(argv[3]), number(argv[4]), argv[5]);
+  }
+  if (strcmp(mode, "breathe") == 0 && argc == 4) {
+    long long processes = number(argv[2]);
+    if (processes < 1) return usage();
+    return breathe(processes, number(argv[3]));
   }
   return usage();
 }

@@ -1,0 +1,90 @@
+// Internal to `ftdiag run`: one supervision of one job, from the start of
+// the job to the end record. supervisor.cpp drives it; its setup lives in
+// supervision_start.cpp, its event handlers in supervision_events.cpp.
+#pragma once
+
+#include <signal.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "evidence/background_sync.h"
+#include "evidence/console_log.h"
+#include "evidence/job_directory.h"
+#include "evidence/journal_writer.h"
+#include "supervise/memory_sampler.h"
+#include "supervise/output_relay.h"
+#include "supervise/proc_connector.h"
+#include "supervise/process_tracker.h"
+#include "supervise/supervisor.h"
+#include "supervise/terminal.h"
+
+namespace ftdiag::supervise {
+
+// What woke the event loop (epoll_event.data).
+enum EventSource : std::uint64_t { kSignals = 1, kTimer, kNetlink, kRelayOut, kRelayErr, kStdin };
+
+// Single-threaded apart from the journal syncer: every handler runs on the
+// epoll loop.
+class Supervision {
+ public:
+  Supervision(const SupervisorOptions& options, evidence::RunDirectory dir, evidence::JournalWriter journal,
+              evidence::ConsoleLogWriter console)
+      : options_(options),
+        dir_(std::move(dir)),
+        journal_(std::move(journal)),
+        console_(std::move(console)),
+        tracker_(options.roots, ::getpid()),
+        sampler_(options.roots) {}
+
+  std::variant<SupervisedJob, SupervisorFailure> run();
+
+ private:
+  void prepare_mechanisms();
+  std::optional<SupervisorFailure> start_job();
+  void event_loop();
+  void add_to_epoll(int fd, EventSource source);
+  void on_signals();
+  void on_child_exits();
+  void on_tick();
+  void on_netlink();
+  void on_stdin();
+  void record_seen(const std::optional<evidence::ProcessSeen>& seen);
+  void record_death(const std::optional<evidence::ProcessDied>& died);
+  void apply_scan();
+  void take_sample();
+  void finish();
+  bool relays_open() const;
+
+  const SupervisorOptions& options_;
+  evidence::RunDirectory dir_;
+  evidence::JournalWriter journal_;
+  evidence::ConsoleLogWriter console_;
+  ProcessTracker tracker_;
+  MemorySampler sampler_;
+  evidence::RunStarted started_;
+  std::unique_ptr<evidence::BackgroundSync> syncer_;  // started once the job is forked
+
+  std::optional<ProcConnector> netlink_;
+  bool netlink_lost_events_ = false;
+  UniqueFd epoll_;
+  UniqueFd signal_fd_;
+  UniqueFd timer_fd_;
+  sigset_t old_mask_{};
+  std::optional<PseudoTerminal> pty_;
+  std::unique_ptr<RawModeGuard> raw_mode_;
+  std::optional<OutputRelay> out_relay_;
+  std::optional<OutputRelay> err_relay_;
+  bool relay_stdin_ = false;
+  std::optional<std::string> original_oom_score_adj_;
+
+  pid_t job_pid_ = -1;
+  std::optional<evidence::ExitStatus> job_status_;
+  double job_ended_at_ = 0;
+  double last_death_sample_ = 0;
+  std::uint64_t ticks_ = 0;
+};
+
+}  // namespace ftdiag::supervise
