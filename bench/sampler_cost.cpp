@@ -4,13 +4,19 @@
 //
 // For each tree size N (default 10, 100, 500) it forks a tree of N sleeping
 // processes (fan-out 8) below itself, then repeats, interleaved:
-//   sample      MemorySampler::sample() over the tracker's live pids
-//   fixed       MemorySampler::sample() with no pids (node, cgroup, /dev/shm)
+//   sample      MemorySampler::sample() over the tracker's live pids (it reads
+//               every process; it records one only when its RSS moved, or
+//               every 20th sample, so most samples of a sleeping tree list none)
+//   fixed       MemorySampler::sample() with no pids (node, cgroup, /dev/shm),
+//               by a second sampler, so that it does not reset the first's state
 //   raw-status  open/read/close of /proc/PID/status for the same pids, no parsing
 //   self-stat   open/read/close of /proc/self/stat, N times (the brief's baseline)
 //   scan        ProcessTracker::scan() once the tree is known (steady state)
 //   raw-scan    readdir /proc and open/read/close every /proc/PID/stat, no parsing
-//   json        the sample as the journal line the supervisor writes
+//   json        the journal line of a sample that lists no process (most ticks of
+//               a tree whose memory stands still) and of one that lists them all
+//               (the first sample, every 20th of an idle tree, every one of a
+//               tree whose memory moves all the time)
 // and prints medians and ratios. Wall time, steady clock. Last, the cost of
 // ProcessTracker::on_exit for a pid that is not the job's, with and without
 // a full deque of remembered deaths.
@@ -146,8 +152,10 @@ struct Result {
   int processes = 0;
   int host_processes = 0;
   int reps = 0;
-  double sample = 0, fixed = 0, raw_status = 0, self_stat = 0, scan = 0, raw_scan = 0, json = 0;
-  std::size_t json_bytes = 0;
+  double sample = 0, fixed = 0, raw_status = 0, self_stat = 0, scan = 0, raw_scan = 0;
+  double json_steady = 0, json_full = 0;  // us
+  std::size_t steady_bytes = 0, full_bytes = 0;
+  double recorded_per_sample = 0;  // processes a sample listed, on average
 };
 
 Result measure(int total, int reps) {
@@ -167,11 +175,23 @@ Result measure(int total, int reps) {
   }
   supervise::MemorySampler sampler(collect::SystemRoots{});
   sampler.locate_cgroup_of(top);
+  supervise::MemorySampler fixed_sampler(collect::SystemRoots{});
+  fixed_sampler.locate_cgroup_of(top);
   const std::vector<int> pids = tracker.live_pids();
   const std::vector<int> none;
+  // The first sample lists every process: the journal line of a full sample.
+  const evidence::MemorySample full = sampler.sample(pids, wall_clock_now());
+  if (full.processes.size() != pids.size()) {
+    std::fprintf(stderr, "sampler_cost: the first sample listed %zu of %zu processes\n", full.processes.size(),
+                 pids.size());
+  }
+  auto journal_line = [](const evidence::MemorySample& sample) {
+    return evidence::record_to_json(evidence::JournalRecord(sample))
+        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
 
-  std::vector<double> sample_us, fixed_us, raw_us, self_us, scan_us, raw_scan_us, json_us;
-  std::size_t json_bytes = 0;
+  std::vector<double> sample_us, fixed_us, raw_us, self_us, scan_us, raw_scan_us, steady_us, full_us;
+  std::size_t steady_bytes = 0, full_bytes = 0, recorded = 0, steady_samples = 0;
   const int warmup = std::max(3, reps / 10);
   for (int rep = -warmup; rep < reps; ++rep) {
     auto t = Clock::now();
@@ -179,7 +199,7 @@ Result measure(int total, int reps) {
     double sample_time = micros_since(t);
 
     t = Clock::now();
-    auto f = sampler.sample(none, wall_clock_now());
+    auto f = fixed_sampler.sample(none, wall_clock_now());
     double fixed_time = micros_since(t);
 
     t = Clock::now();
@@ -199,13 +219,16 @@ Result measure(int total, int reps) {
     double raw_scan_time = micros_since(t);
 
     t = Clock::now();
-    std::string line = evidence::record_to_json(evidence::JournalRecord(s)).dump(
-        -1, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::string line = journal_line(s);
     double json_time = micros_since(t);
 
-    if (s.processes.size() != pids.size() || !scanned.died.empty() || !scanned.seen.empty()) {
-      std::fprintf(stderr, "sampler_cost: the tree changed under the benchmark (%zu of %zu sampled)\n",
-                   s.processes.size(), pids.size());
+    t = Clock::now();
+    std::string full_line = journal_line(full);
+    double full_time = micros_since(t);
+
+    if (!scanned.died.empty() || !scanned.seen.empty()) {
+      std::fprintf(stderr, "sampler_cost: the tree changed under the benchmark (%zu seen, %zu died)\n",
+                   scanned.seen.size(), scanned.died.size());
     }
     sink = f.processes.size();
     if (rep < 0) continue;
@@ -215,8 +238,14 @@ Result measure(int total, int reps) {
     self_us.push_back(self_time);
     scan_us.push_back(scan_time);
     raw_scan_us.push_back(raw_scan_time);
-    json_us.push_back(json_time);
-    json_bytes = line.size() + 1;
+    full_us.push_back(full_time);
+    full_bytes = full_line.size() + 1;
+    recorded += s.processes.size();
+    if (s.processes.empty()) {
+      steady_us.push_back(json_time);
+      steady_bytes = line.size() + 1;
+      ++steady_samples;
+    }
   }
   Result r;
   r.processes = total;
@@ -228,8 +257,11 @@ Result measure(int total, int reps) {
   r.self_stat = median(self_us);
   r.scan = median(scan_us);
   r.raw_scan = median(raw_scan_us);
-  r.json = median(json_us);
-  r.json_bytes = json_bytes;
+  r.json_steady = median(steady_us);
+  r.json_full = median(full_us);
+  r.steady_bytes = steady_bytes;
+  r.full_bytes = full_bytes;
+  r.recorded_per_sample = static_cast<double>(recorded) / reps;
   kill_tree(top);
   return r;
 }

@@ -5,6 +5,7 @@
 #include "collect/cgroup_locate.h"
 #include "collect/dev_shm.h"
 #include "collect/meminfo.h"
+#include "collect/proc_stat.h"
 #include "collect/proc_status.h"
 
 namespace ftdiag::supervise {
@@ -65,6 +66,11 @@ std::optional<evidence::ProcessMemory> process_memory(const collect::SystemRoots
 }  // namespace
 
 bool MemorySampler::locate_cgroup_of(int pid) {
+  // On cgroup v1 a zombie reads as the root cgroup: it has left its own.
+  if (auto stat = collect::read_proc_stat(roots_, pid); stat && (stat->state == 'Z' || stat->state == 'X')) {
+    if (!cgroup_) cgroup_missing_ = Missing{MissingReason::not_present, "the job had already exited when its cgroup was looked up"};
+    return false;
+  }
   auto located = collect::locate_memory_cgroup(roots_, pid);
   if (!located) {
     // Keep watching the cgroup we had: the job may have ended, and its
