@@ -1,7 +1,10 @@
 #include "cli/app.h"
 
 #include <cstdio>
+#include <algorithm>
 #include <exception>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -10,11 +13,36 @@
 
 namespace ftdiag::cli {
 
+namespace {
+
+// For `ftdiag run [options] -- CMD...`: removes "--" and what follows from
+// argv and returns it. Empty when the command has no "--" (then the first
+// word that is not an option starts the job's command).
+std::vector<std::string> take_command_after_dashes(int& argc, char** argv) {
+  if (argc < 2 || std::string_view(argv[1]) != "run") return {};
+  // `run`'s options that take a value as the next word.
+  constexpr std::string_view kWithValue[] = {"--job-dir", "--interval", "--rules"};
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view word(argv[i]);
+    if (word == "--") {
+      std::vector<std::string> command(argv + i + 1, argv + argc);
+      argc = i;
+      return command;
+    }
+    if (word.empty() || word[0] != '-') return {};  // the job's command started before any "--"
+    if (std::find(std::begin(kWithValue), std::end(kWithValue), word) != std::end(kWithValue)) ++i;
+  }
+  return {};
+}
+
+}  // namespace
+
 int run_app(int argc, char** argv) {
+  std::vector<std::string> job_command = take_command_after_dashes(argc, argv);
   CLI::App app{"ftdiag: why did my fine-tuning job die?", "ftdiag"};
   app.set_version_flag("--version", std::string("ftdiag ") + FTDIAG_VERSION);
   app.require_subcommand(1);
-  Action run_action = add_run_command(app);
+  Action run_action = add_run_command(app, std::move(job_command));
   Action analyze_action = add_analyze_command(app);
   Action judge_action = add_judge_command(app);
   Action rules_action = add_rules_command(app);

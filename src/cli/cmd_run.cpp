@@ -57,7 +57,7 @@ int run_supervised(const RunArguments& args) {
 
 }  // namespace
 
-Action add_run_command(CLI::App& app) {
+Action add_run_command(CLI::App& app, std::vector<std::string> command_after_dashes) {
   auto args = std::make_shared<RunArguments>();
   CLI::App* run = app.add_subcommand("run", "Run a training job under supervision and record its life and death");
   run->add_option("--job-dir", args->options.job_dir,
@@ -69,9 +69,25 @@ Action add_run_command(CLI::App& app) {
   run->add_flag("--no-netlink", args->options.disable_netlink,
                 "Do not use the netlink process connector (see deaths by waitpid and /proc scans only)");
   run->add_option("--rules", args->rule_dirs, "A directory (or file) of extra rules for the verdict; repeatable");
-  run->add_option("command", args->options.argv, "The job's command and its arguments, after --")->required();
+  // The job's command: after "--" (taken out before parsing), or from the
+  // first word that is not one of ftdiag's options, passed through as is.
   run->prefix_command();
-  return [args] { return run_supervised(*args); };
+  run->allow_extras();
+  run->footer("Usage: ftdiag run [OPTIONS] [--] COMMAND [ARGS...]");
+  return [args, run, command = std::move(command_after_dashes)] {
+    const auto extras = run->remaining();
+    // Before the command, a word starting with "-" is an option of ours we do not know.
+    if (!extras.empty() && (!command.empty() || extras.front().rfind('-', 0) == 0)) {
+      std::fprintf(stderr, "ftdiag run: unknown option \"%s\" (see ftdiag run --help)\n", extras.front().c_str());
+      return kExitUsage;
+    }
+    args->options.argv = command.empty() ? extras : command;
+    if (args->options.argv.empty()) {
+      std::fprintf(stderr, "ftdiag run: no command given (usage: ftdiag run [OPTIONS] -- COMMAND [ARGS...])\n");
+      return kExitUsage;
+    }
+    return run_supervised(*args);
+  };
 }
 
 }  // namespace ftdiag::cli

@@ -10,7 +10,10 @@ namespace ftdiag::cli {
 
 using Action = std::function<int()>;
 
-Action add_run_command(CLI::App& app);
+// `command_after_dashes`: the words after `ftdiag run ... --`, taken out of
+// argv before parsing, so the job's own options ("--job-dir" included) are
+// never read as ftdiag's.
+Action add_run_command(CLI::App& app, std::vector<std::string> command_after_dashes);
 Action add_analyze_command(CLI::App& app);
 Action add_judge_command(CLI::App& app);
 Action add_rules_command(CLI::App& app);

@@ -28,7 +28,6 @@ std::string render_verdict(const rules::Judgement& judgement) {
   std::string out;
   if (v.cause == "unknown") {
     out += fmt::format("ftdiag verdict: unknown\n  {}\n", v.summary);
-    if (!v.missing_facts.empty()) out += fmt::format("  missing: {}\n", fmt::join(v.missing_facts, ", "));
   } else {
     out += fmt::format("ftdiag verdict: {}{} (confidence {})\n  {}\n", v.cause,
                        v.scope ? fmt::format(", scope {}", *v.scope) : "", confidence_text(v.confidence), v.summary);

@@ -64,7 +64,8 @@ std::optional<Finding> apply(const Rule& rule, const facts::FactSet& facts, std:
   return f;
 }
 
-Verdict unknown_verdict(const std::vector<Finding>& findings, const std::set<std::string>& missing) {
+Verdict unknown_verdict(const std::vector<Finding>& findings, const std::set<std::string>& missing,
+                        const facts::FactSet& facts) {
   Verdict v;
   v.cause = std::string(kUnknownCause);
   v.missing_facts.assign(missing.begin(), missing.end());
@@ -76,6 +77,10 @@ Verdict unknown_verdict(const std::vector<Finding>& findings, const std::set<std
     v.confidence = 0;
     v.summary = fmt::format("The evidence does not decide. The closest candidate, {} ({:.0f}% confidence), is too weak: {}",
                             best->cause, best->confidence * 100, best->summary);
+  } else if (const auto& failed = facts.get("job.failed").value;
+             failed && std::holds_alternative<bool>(failed.value()) && !std::get<bool>(failed.value())) {
+    v.summary = fmt::format("The job ended normally ({}): nothing to diagnose.",
+                            render_template("exit code {job.exit_code}", facts));
   } else if (!missing.empty()) {
     v.summary = fmt::format("The evidence does not decide; missing: {}.", fmt::join(v.missing_facts, ", "));
   } else {
@@ -105,7 +110,7 @@ Judgement judge(const std::vector<Rule>& rules, const facts::FactSet& facts) {
       if (f.consequence) f.consequence_of = top->rule;
     }
   } else {
-    j.verdict = unknown_verdict(j.findings, missing);
+    j.verdict = unknown_verdict(j.findings, missing, facts);
   }
   return j;
 }

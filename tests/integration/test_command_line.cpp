@@ -1,0 +1,50 @@
+// The job's argv reaches it exactly as typed: words that look like ftdiag's
+// own options belong to the job once its command has started, with or
+// without "--".
+#include <doctest/doctest.h>
+
+#include "integration/harness.h"
+
+namespace ftdiag::itest {
+namespace {
+
+const std::vector<std::string> kEcho = {"/bin/sh", "-c", "printf '%s|' \"$@\"", "sh"};
+
+std::vector<std::string> with(std::vector<std::string> head, const std::vector<std::string>& tail) {
+  head.insert(head.end(), tail.begin(), tail.end());
+  return head;
+}
+
+}  // namespace
+
+TEST_CASE("command line: after --, every word is the job's, including ftdiag's option names and another --") {
+  TempDir tmp;
+  auto argv = with({ftdiag_binary().string(), "run", "--job-dir", (tmp / "job").string(), "--interval", "0.1", "-q", "--"},
+                   with(kEcho, {"--job-dir", "elsewhere", "-q", "--", "z"}));
+  auto outcome = run(Launch{argv});
+  REQUIRE_MESSAGE(outcome.exited_with(0), outcome.describe());
+  CHECK(outcome.out == "--job-dir|elsewhere|-q|--|z|");
+  CHECK(fs::exists(tmp / "job"));
+  CHECK_FALSE(fs::exists("elsewhere"));
+}
+
+TEST_CASE("command line: without --, the job's command starts at its first word") {
+  TempDir tmp;
+  auto argv = with({ftdiag_binary().string(), "run", "--job-dir=" + (tmp / "job").string(), "-q"},
+                   with(kEcho, {"-q", "--interval", "9", "--", "x"}));
+  auto outcome = run(Launch{argv});
+  REQUIRE_MESSAGE(outcome.exited_with(0), outcome.describe());
+  CHECK(outcome.out == "-q|--interval|9|--|x|");
+}
+
+TEST_CASE("command line: no command, or an unknown option of ftdiag's, is a usage error") {
+  auto none = run(Launch{{ftdiag_binary().string(), "run", "--quiet", "--"}});
+  CHECK_MESSAGE(none.exited_with(2), none.describe());
+  CHECK(none.err.find("no command") != std::string::npos);
+  auto unknown = run(Launch{{ftdiag_binary().string(), "run", "--no-such-option", "--", "/bin/true"}});
+  CHECK_MESSAGE(unknown.exited_with(2), unknown.describe());
+  auto bad_interval = run(Launch{{ftdiag_binary().string(), "run", "--interval", "0", "--", "/bin/true"}});
+  CHECK_MESSAGE(bad_interval.exited_with(2), bad_interval.describe());
+}
+
+}  // namespace ftdiag::itest
