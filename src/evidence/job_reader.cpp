@@ -132,7 +132,7 @@ Fact<EvidenceDocument> read_job_directory(const fs::path& path, const PhaseTable
     std::sort(run_dirs.begin(), run_dirs.end());
   }
   if (run_dirs.empty()) {
-    return Missing{MissingReason::not_present, fmt::format("no {} in {} or its sub-folders", kJournalFileName, path.string())};
+    return Missing{MissingReason::not_present, fmt::format("no {} in {} or its sub-folders: not a job directory written by `ftdiag run`", kJournalFileName, path.string())};
   }
   EvidenceDocument document;
   document.generator = fmt::format("ftdiag {}", FTDIAG_VERSION);
