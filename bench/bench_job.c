@@ -16,6 +16,12 @@
  *       OUTPUT and exits as it did: the whole-life peak RSS of a process
  *       started by a parent far smaller than a Python driver, whose own
  *       peak exec would otherwise pass on.
+ *   bench_job rusage OUTPUT COMMAND ARGS...
+ *       Runs COMMAND and writes two numbers to OUTPUT: the CPU time (user +
+ *       system, microseconds) wait4 reports for COMMAND and its reaped
+ *       descendants, then this wrapper's own. Under `ftdiag run`, ftdiag's
+ *       whole CPU time, every thread of it, is then its wait4 total minus
+ *       these two.
  *   bench_job tree PROCESSES LINES WIDTH FIFO
  *       PROCESSES processes in all (this one and PROCESSES-1 children), each
  *       printing LINES lines of WIDTH bytes. Once every child has printed, the
@@ -49,7 +55,7 @@
 static int usage(void) {
   fputs("usage: bench_job spin ITERATIONS | print LINES WIDTH | sleep SECONDS |"
         " churn CHILDREN |\n       maxrss OUTPUT COMMAND ARGS... | tree PROCESSES LINES WIDTH FIFO |"
-        " breathe PROCESSES SECONDS\n",
+        " breathe PROCESSES SECONDS |\n       rusage OUTPUT COMMAND ARGS...\n",
         stderr);
   return 2;
 }
@@ -131,6 +137,33 @@ static int maxrss(const char* output, char** argv) {
   FILE* out = fopen(output, "w");
   if (out == NULL) return perror("fopen"), 1;
   fprintf(out, "%ld\n", usage.ru_maxrss);
+  fclose(out);
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + WTERMSIG(status);
+}
+
+static long long cpu_us(const struct rusage* usage) {
+  return (long long)usage->ru_utime.tv_sec * 1000000 + usage->ru_utime.tv_usec +
+         (long long)usage->ru_stime.tv_sec * 1000000 + usage->ru_stime.tv_usec;
+}
+
+static int rusage_of(const char* output, char** argv) {
+  pid_t pid = fork();
+  if (pid < 0) return perror("fork"), 1;
+  if (pid == 0) {
+    execvp(argv[0], argv);
+    perror("execvp");
+    _exit(127);
+  }
+  int status = 0;
+  struct rusage child, self;
+  while (wait4(pid, &status, 0, &child) < 0) {
+    if (errno != EINTR) return perror("wait4"), 1;
+  }
+  getrusage(RUSAGE_SELF, &self);
+  FILE* out = fopen(output, "w");
+  if (out == NULL) return perror("fopen"), 1;
+  fprintf(out, "%lld %lld\n", cpu_us(&child), cpu_us(&self));
   fclose(out);
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return 128 + WTERMSIG(status);
@@ -241,6 +274,7 @@ int main(int argc, char** argv) {
   }
   if (strcmp(mode, "sleep") == 0 && argc == 3) return sleep_seconds(number(argv[2]));
   if (strcmp(mode, "maxrss") == 0 && argc >= 4) return maxrss(argv[2], argv + 3);
+  if (strcmp(mode, "rusage") == 0 && argc >= 4) return rusage_of(argv[2], argv + 3);
   if (strcmp(mode, "churn") == 0 && argc == 3) return churn(number(argv[2]));
   if (strcmp(mode, "tree") == 0 && argc == 6) {
     long long processes = number(argv[2]);

@@ -1,10 +1,17 @@
-"""Shared helpers of the benchmark drivers (overhead.py, peak_rss.py).
+"""Shared helpers of the benchmark drivers (overhead.py, peak_rss.py,
+journal_growth.py, readback.py).
 
 Processes are started with os.posix_spawn and watched with
 waitid(WNOWAIT): once a process has exited but before it is reaped, its
 /proc/PID/stat and /proc/PID/schedstat still hold its own CPU time, which
 separates ftdiag's CPU from its job's (the job's is in wait4's rusage,
 which covers ftdiag and every child it reaped).
+
+/proc/PID/schedstat covers one thread only, and a zombie keeps no precise
+total of its other threads (ftdiag syncs its journal on a second thread). So
+spawn_with_rusage runs the job under `bench_job rusage`, which reports the
+job's own CPU time (wait4, microseconds): ftdiag's whole CPU time, all its
+threads, is then wait4's total for ftdiag minus the job's and the wrapper's.
 """
 
 import os
@@ -49,6 +56,16 @@ class Run:
     def children_cpu_s(self):
         return max(0.0, self.total_cpu_s - self.self_cpu_s)
 
+    @property
+    def job_cpu_s(self):
+        """The job's CPU time, from spawn_with_rusage's wrapper."""
+        return self.extra["job_cpu_s"]
+
+    @property
+    def ftdiag_cpu_s(self):
+        """The supervisor's CPU time, all its threads (spawn_with_rusage; 0 for a bare run)."""
+        return self.extra["outer_cpu_s"]
+
 
 def _own_cpu(pid):
     """(schedstat seconds or None, stat utime+stime seconds) of an unreaped zombie."""
@@ -68,7 +85,19 @@ def _own_cpu(pid):
 
 
 def cpu_s(pid):
-    """A live or unreaped process's own CPU seconds (schedstat, else stat ticks)."""
+    """A live process's own CPU seconds, all its threads (schedstat of each, else stat ticks)."""
+    total, found = 0.0, False
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            try:
+                total += int((task / "schedstat").read_text().split()[0]) / 1e9
+                found = True
+            except (OSError, ValueError, IndexError):
+                pass
+    except OSError:
+        pass
+    if found:
+        return total
     sched, ticks = _own_cpu(pid)
     return sched if sched is not None else ticks
 
@@ -97,6 +126,26 @@ def spawn_and_wait(argv, stdout=None, stderr=None, while_running=None):
         _, status, usage = os.wait4(pid, 0)
     total = usage.ru_utime + usage.ru_stime
     return Run(wall, status, total, sched if sched is not None else ticks, ticks, extra)
+
+
+def spawn_with_rusage(job, job_argv, rusage_file, wrap=None, **kwargs):
+    """Runs `bench_job rusage FILE JOB_ARGV...`, bare or as wrap(argv) (under ftdiag).
+
+    Sets extra["job_cpu_s"] (the job and its reaped descendants) and
+    extra["outer_cpu_s"]: the spawned process's total CPU minus the job's and
+    the wrapper's, that is ftdiag's own, every thread (about 0 for a bare run).
+    """
+    inner = [job, "rusage", rusage_file, *job_argv]
+    r = spawn_and_wait(wrap(inner) if wrap else inner, **kwargs)
+    try:
+        child_us, wrapper_us = (int(x) for x in Path(rusage_file).read_text().split())
+    except (OSError, ValueError):
+        sys.exit(f"{rusage_file}: no CPU times from `bench_job rusage` (wait status {r.status:#x})")
+    r.extra["job_cpu_s"] = child_us / 1e6
+    r.extra["wrapper_cpu_s"] = wrapper_us / 1e6
+    r.extra["outer_cpu_s"] = max(0.0, r.total_cpu_s - (child_us + wrapper_us) / 1e6) if wrap else 0.0
+    Path(rusage_file).unlink()
+    return r
 
 
 def check_ok(run, what):

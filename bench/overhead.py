@@ -6,7 +6,9 @@ Every comparison runs the same job bare and under
 bare, wrapped, bare, wrapped, ... so that the machine's noise falls on both
 alike, and reports medians and the ratio wrapped / bare.
 
-  startup  a job that exits at once: ftdiag's fixed start and stop cost
+  startup  a job that exits at once: ftdiag's fixed start and stop cost, with
+           --quiet and without it (the summary and the rules' verdict that
+           `ftdiag run` prints at the end, to /dev/null here)
   cpu      a CPU-bound job of about --cpu-seconds: wall-time ratio (target
            <= 1.005), ftdiag's own CPU, the job's CPU bare vs wrapped
   idle     sleeping jobs (1 and 100 processes), with and without netlink:
@@ -18,8 +20,10 @@ alike, and reports medians and the ratio wrapped / bare.
   output   a job printing --lines lines: throughput to a file bare vs through
            ftdiag's relay (which also writes the timestamped console.log)
 
-ftdiag's own CPU is read from /proc/PID/schedstat of the exited, not yet
-reaped ftdiag (waitid WNOWAIT); the job's is wait4's rusage minus that.
+The job runs under `bench_job rusage` (bare and wrapped alike), which reports
+its CPU time; ftdiag's own CPU, all its threads, is wait4's total for ftdiag
+minus the job's and that wrapper's. While ftdiag runs (idle, foreign), its CPU
+is the sum of /proc/PID/task/*/schedstat.
 """
 
 import argparse
@@ -30,25 +34,32 @@ import time
 import benchlib as b
 
 
-def wrapped(ftdiag, jobdir, job_argv, extra_flags=()):
-    return [ftdiag, "run", "--job-dir", jobdir.run_dir(), "--quiet", *extra_flags, "--", *job_argv]
+def wrapped(ftdiag, jobdir, job_argv, extra_flags=(), quiet=True):
+    return [ftdiag, "run", "--job-dir", jobdir.run_dir(), *(["--quiet"] if quiet else []), *extra_flags, "--",
+            *job_argv]
 
 
-def interleave(pairs, bare_argv, wrapped_argv, jobdir, stdout=None, after_wrapped=None):
-    bare, wrap = [], []
+def interleave(pairs, job, job_argv, wrap, jobdir, stdout=None, after_wrapped=None):
+    """Runs job_argv bare and as wrap(argv), alternately, both under `bench_job rusage`."""
+    bare, wrap_runs = [], []
+    rusage = jobdir.path / "rusage.txt"
     for i in range(pairs):
-        r = b.spawn_and_wait(bare_argv, stdout=stdout)
+        r = b.spawn_with_rusage(job, job_argv, rusage, stdout=stdout)
         b.check_ok(r, "bare run")
         bare.append(r)
-        r = b.spawn_and_wait(wrapped_argv, stdout=stdout)
+        r = b.spawn_with_rusage(job, job_argv, rusage, wrap=wrap, stdout=stdout)
         b.check_ok(r, "wrapped run")
         if after_wrapped:
             r.extra.update(after_wrapped())
-        wrap.append(r)
+        wrap_runs.append(r)
         jobdir.clear()
         print(f"    pair {i + 1}/{pairs}: bare {b.fmt_s(bare[-1].wall_s)}  wrapped {b.fmt_s(r.wall_s)}  "
-              f"(ftdiag CPU {b.fmt_ms(r.self_cpu_s)})", flush=True)
-    return bare, wrap
+              f"(ftdiag CPU {b.fmt_ms(r.ftdiag_cpu_s)})", flush=True)
+    return bare, wrap_runs
+
+
+def under_ftdiag(ftdiag, jobdir, extra_flags=(), quiet=True):
+    return lambda argv: wrapped(ftdiag, jobdir, argv, extra_flags, quiet)
 
 
 def pair_ratios(bare, wrap):
@@ -56,15 +67,31 @@ def pair_ratios(bare, wrap):
 
 
 def startup(ftdiag, job, jobdir, pairs):
-    print(f"\n== startup: `bench_job sleep 0`, {pairs} pairs")
+    print(f"\n== startup: `bench_job sleep 0`, {pairs} rounds of bare, wrapped --quiet, wrapped with the "
+          f"summary and verdict")
     argv = [job, "sleep", "0"]
-    bare, wrap = interleave(pairs, argv, wrapped(ftdiag, jobdir, argv), jobdir)
-    mb, mw = b.median([r.wall_s for r in bare]), b.median([r.wall_s for r in wrap])
-    cpu = b.median([r.self_cpu_s for r in wrap])
-    print(f"  median wall: bare {b.fmt_ms(mb)}, wrapped {b.fmt_ms(mw)}; fixed cost of ftdiag "
-          f"{b.fmt_ms(mw - mb)} per run, of which its own CPU {b.fmt_ms(cpu)}")
-    b.result("startup", bare_ms=mb * 1e3, wrapped_ms=mw * 1e3, fixed_ms=(mw - mb) * 1e3, ftdiag_cpu_ms=cpu * 1e3)
-    return mw - mb
+    rusage = jobdir.path / "rusage.txt"
+    bare, quiet, loud = [], [], []
+    for i in range(pairs):
+        for runs, wrap, what in ((bare, None, "bare"), (quiet, under_ftdiag(ftdiag, jobdir), "--quiet"),
+                                 (loud, under_ftdiag(ftdiag, jobdir, quiet=False), "summary")):
+            r = b.spawn_with_rusage(job, argv, rusage, wrap=wrap)
+            b.check_ok(r, f"startup, {what}")
+            runs.append(r)
+            jobdir.clear()
+        print(f"    round {i + 1}/{pairs}: bare {b.fmt_ms(bare[-1].wall_s)}  --quiet {b.fmt_ms(quiet[-1].wall_s)} "
+              f"(ftdiag CPU {b.fmt_ms(quiet[-1].ftdiag_cpu_s)})  summary {b.fmt_ms(loud[-1].wall_s)} "
+              f"(ftdiag CPU {b.fmt_ms(loud[-1].ftdiag_cpu_s)})", flush=True)
+    mb = b.median([r.wall_s for r in bare])
+    mq, ml = b.median([r.wall_s for r in quiet]), b.median([r.wall_s for r in loud])
+    cq, cl = b.median([r.ftdiag_cpu_s for r in quiet]), b.median([r.ftdiag_cpu_s for r in loud])
+    print(f"  median wall: bare {b.fmt_ms(mb)}, wrapped --quiet {b.fmt_ms(mq)}, wrapped with summary and verdict "
+          f"{b.fmt_ms(ml)}")
+    print(f"  fixed cost of ftdiag per run: --quiet {b.fmt_ms(mq - mb)} (its own CPU {b.fmt_ms(cq)}); "
+          f"with summary and verdict {b.fmt_ms(ml - mb)} (its own CPU {b.fmt_ms(cl)})")
+    b.result("startup", bare_ms=mb * 1e3, wrapped_ms=mq * 1e3, fixed_ms=(mq - mb) * 1e3, ftdiag_cpu_ms=cq * 1e3)
+    b.result("startup_summary", wrapped_ms=ml * 1e3, fixed_ms=(ml - mb) * 1e3, ftdiag_cpu_ms=cl * 1e3)
+    return mq - mb
 
 
 def calibrate(job, seconds):
@@ -81,13 +108,13 @@ def cpu_bound(ftdiag, job, jobdir, pairs, seconds, fixed_s):
     iterations = calibrate(job, seconds)
     print(f"\n== cpu: `bench_job spin {iterations}` (about {seconds} s), {pairs} pairs, interleaved")
     argv = [job, "spin", iterations]
-    bare, wrap = interleave(pairs, argv, wrapped(ftdiag, jobdir, argv), jobdir)
+    bare, wrap = interleave(pairs, job, argv, under_ftdiag(ftdiag, jobdir), jobdir)
     mb, mw = b.median([r.wall_s for r in bare]), b.median([r.wall_s for r in wrap])
     ratios = pair_ratios(bare, wrap)
     ratio = mw / mb
-    job_bare = b.median([r.total_cpu_s for r in bare])
-    job_wrapped = b.median([r.children_cpu_s for r in wrap])
-    ftdiag_cpu = b.median([r.self_cpu_s for r in wrap])
+    job_bare = b.median([r.job_cpu_s for r in bare])
+    job_wrapped = b.median([r.job_cpu_s for r in wrap])
+    ftdiag_cpu = b.median([r.ftdiag_cpu_s for r in wrap])
     print(f"  median wall: bare {b.fmt_s(mb)}, wrapped {b.fmt_s(mw)}")
     print(f"  wall ratio wrapped/bare: {ratio:.4f} (median of per-pair ratios {b.median(ratios):.4f}, "
           f"range {min(ratios):.4f}..{max(ratios):.4f}); target <= 1.005")
@@ -110,12 +137,19 @@ def idle(ftdiag, job, jobdir, seconds):
     print(f"\n== idle: sleeping jobs of {seconds} s; ftdiag's own CPU over a {window:.0f} s window "
           f"of steady supervision (from 2 s in), and over the whole run")
 
+    def forks():
+        """Processes created on the host since boot (/proc/stat): netlink wakes ftdiag for each."""
+        for line in open("/proc/stat"):
+            if line.startswith("processes "):
+                return int(line.split()[1])
+        return 0
+
     def steady(pid):
         time.sleep(2.0)
-        t0, c0 = time.perf_counter(), b.cpu_s(pid)
+        t0, c0, f0 = time.perf_counter(), b.cpu_s(pid), forks()
         time.sleep(window)
-        t1, c1 = time.perf_counter(), b.cpu_s(pid)
-        return (c1 - c0) / (t1 - t0)
+        t1, c1, f1 = time.perf_counter(), b.cpu_s(pid), forks()
+        return (c1 - c0) / (t1 - t0), (f1 - f0) / (t1 - t0)
 
     cases = [
         ("1 process", [job, "sleep", seconds], ()),
@@ -127,26 +161,30 @@ def idle(ftdiag, job, jobdir, seconds):
         r = b.spawn_and_wait(wrapped(ftdiag, jobdir, argv, flags), while_running=steady)
         b.check_ok(r, name)
         jobdir.clear()
-        per_s = r.extra["during"]
+        per_s, host_forks = r.extra["during"]
         print(f"  {name:30s} steady {per_s * 1e3:6.3f} ms/s ({per_s * 100:.3f}% of one core); whole run "
-              f"{b.fmt_ms(r.self_cpu_s)} over {b.fmt_s(r.wall_s)}")
+              f"{b.fmt_ms(r.self_cpu_s)} (main thread) over {b.fmt_s(r.wall_s)}; "
+              f"{host_forks:.1f} new processes/s on the host meanwhile")
         key = name.replace(" processes", "p").replace(" process", "p").replace(", --no-netlink", "_nonetlink")
         b.result(f"idle_{key}", steady_ms_per_s=per_s * 1e3, core_pct=per_s * 100,
-                 whole_run_cpu_ms=r.self_cpu_s * 1e3)
+                 whole_run_cpu_ms=r.self_cpu_s * 1e3, host_forks_per_s=host_forks)
 
 
 def churn(ftdiag, job, jobdir, pairs, children):
     print(f"\n== churn: `bench_job churn {children}` (short-lived children one after another), {pairs} pairs")
     argv = [job, "churn", children]
-    bare, wrap = interleave(pairs, argv, wrapped(ftdiag, jobdir, argv), jobdir)
+    bare, wrap = interleave(pairs, job, argv, under_ftdiag(ftdiag, jobdir), jobdir)
     mb, mw = b.median([r.wall_s for r in bare]), b.median([r.wall_s for r in wrap])
-    ftdiag_cpu = b.median([r.self_cpu_s for r in wrap])
+    ftdiag_cpu = b.median([r.ftdiag_cpu_s for r in wrap])
+    main_thread = b.median([r.self_cpu_s for r in wrap])
     print(f"  median wall: bare {b.fmt_s(mb)}, wrapped {b.fmt_s(mw)} (ratio {mw / mb:.2f}); "
           f"{(mw - mb) / children * 1e3:.2f} ms more per child")
-    print(f"  ftdiag's own CPU: {b.fmt_ms(ftdiag_cpu)} = {ftdiag_cpu / children * 1e6:.0f} us per child; "
-          f"the rest of the wall time is ftdiag waiting (fdatasync of the journal after each death)")
+    print(f"  ftdiag's own CPU: {b.fmt_ms(ftdiag_cpu)} = {ftdiag_cpu / children * 1e6:.0f} us per child, of which "
+          f"the event loop (main thread) {main_thread / children * 1e6:.0f} us and the journal's sync thread "
+          f"{max(0.0, ftdiag_cpu - main_thread) / children * 1e6:.0f} us")
     b.result("churn", children=children, bare_s=mb, wrapped_s=mw, wall_ratio=mw / mb,
-             extra_ms_per_child=(mw - mb) / children * 1e3, ftdiag_cpu_us_per_child=ftdiag_cpu / children * 1e6)
+             extra_ms_per_child=(mw - mb) / children * 1e3, ftdiag_cpu_us_per_child=ftdiag_cpu / children * 1e6,
+             main_thread_us_per_child=main_thread / children * 1e6)
 
 
 def foreign(ftdiag, job, jobdir, children):
@@ -206,23 +244,25 @@ def output(ftdiag, job, jobdir, pairs, lines, width):
         logs = list(jobdir.run_dir().glob("*/console.log"))
         return {"console_bytes": sum(p.stat().st_size for p in logs)}
 
-    bare, wrap = interleave(pairs, argv, wrapped(ftdiag, jobdir, argv), jobdir, stdout=sink,
+    bare, wrap = interleave(pairs, job, argv, under_ftdiag(ftdiag, jobdir), jobdir, stdout=sink,
                             after_wrapped=console_size)
     console_sizes = [r.extra.get("console_bytes", 0) for r in wrap]
     mb, mw = b.median([r.wall_s for r in bare]), b.median([r.wall_s for r in wrap])
-    ftdiag_cpu = b.median([r.self_cpu_s for r in wrap])
-    job_bare = b.median([r.total_cpu_s for r in bare])
-    job_wrapped = b.median([r.children_cpu_s for r in wrap])
+    ftdiag_cpu = b.median([r.ftdiag_cpu_s for r in wrap])
+    job_bare = b.median([r.job_cpu_s for r in bare])
+    job_wrapped = b.median([r.job_cpu_s for r in wrap])
     print(f"  median wall: bare {b.fmt_s(mb)} ({nbytes / mb / 1e6:.0f} MB/s), wrapped {b.fmt_s(mw)} "
           f"({nbytes / mw / 1e6:.0f} MB/s)")
     print(f"  wall ratio wrapped/bare: {mw / mb:.3f} (per pair median {b.median(pair_ratios(bare, wrap)):.3f})")
+    main_thread = b.median([r.self_cpu_s for r in wrap])
     print(f"  ftdiag's own CPU: {b.fmt_s(ftdiag_cpu)} = {ftdiag_cpu / (nbytes / 1e6) * 1e3:.2f} ms per MB, "
-          f"{ftdiag_cpu / lines * 1e9:.0f} ns per line")
+          f"{ftdiag_cpu / lines * 1e9:.0f} ns per line; of which the event loop (main thread) "
+          f"{b.fmt_s(main_thread)}, {main_thread / lines * 1e9:.0f} ns per line")
     print(f"  job CPU: bare {b.fmt_s(job_bare)}, wrapped {b.fmt_s(job_wrapped)}")
     print(f"  console.log: {b.median(console_sizes) / 1e6:.0f} MB ({b.median(console_sizes) / nbytes:.2f}x the output)")
     b.result("output", bytes=nbytes, bare_MBps=nbytes / mb / 1e6, wrapped_MBps=nbytes / mw / 1e6,
              wall_ratio=mw / mb, ftdiag_cpu_s=ftdiag_cpu, ftdiag_ms_per_MB=ftdiag_cpu / (nbytes / 1e6) * 1e3,
-             ftdiag_ns_per_line=ftdiag_cpu / lines * 1e9)
+             ftdiag_ns_per_line=ftdiag_cpu / lines * 1e9, main_thread_ns_per_line=main_thread / lines * 1e9)
 
 
 def main():

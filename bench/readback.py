@@ -1,17 +1,25 @@
 #!/usr/bin/env python3
 """What reading a long run's record back costs: the summary `ftdiag run`
 prints when the job ends (without --quiet) and `ftdiag analyze` read the
-whole journal, whose size grows with the run's length (one sample line every
-0.5 s, each listing every live process).
+whole journal, whose size grows with the run's length: one sample line every
+0.5 s, which lists a process when it is new, when its RSS moved by more than
+1 MiB or 2 %, and at least every 20th sample.
 
-A short real run of a P-process job gives a journal; its last sample line is
-repeated with advancing times to stand for --hours of supervision. Then
-`ftdiag analyze RUN_DIR` runs under `bench_job maxrss` for its wall time and
-whole-life peak RSS, against `cat journal.jsonl > /dev/null` as the baseline
-(the bare cost of reading the bytes), run in the same loop.
+A short real run of a P-process sleeping job (at a 0.1 s interval, so that it
+holds a few refresh cycles) gives a journal, which is stretched to stand for
+--hours of supervision at 0.5 s:
+  idle  (default) its steady cycle of 20 sample lines (each process listed
+        once, in its refresh) is repeated: a tree whose memory stands still;
+  busy  one sample line listing every process (the readings of that cycle)
+        is repeated: a tree whose memory moves at every tick (the journal's
+        upper bound).
+Then `ftdiag analyze RUN_DIR` runs under `bench_job maxrss` for its wall time
+and whole-life peak RSS, against `cat journal.jsonl > /dev/null` as the
+baseline (the bare cost of reading the bytes), run in the same loop.
 """
 
 import argparse
+import json
 import re
 import sys
 from pathlib import Path
@@ -19,34 +27,63 @@ from pathlib import Path
 import benchlib as b
 
 TIME = re.compile(r'"time":([0-9.]+)')
+INTERVAL = re.compile(r'"sample_interval_s":[0-9.e+-]+')
+CYCLE = 20  # MemorySampler::kRefreshTicks
 
 
 def real_journal(ftdiag, job, jobdir, processes):
-    r = b.spawn_and_wait([ftdiag, "run", "--job-dir", jobdir.run_dir(), "--quiet", "--",
-                          job, "tree", processes, 0, 0, "sleep:2"])
+    r = b.spawn_and_wait([ftdiag, "run", "--job-dir", jobdir.run_dir(), "--quiet", "--interval", "0.1", "--",
+                          job, "tree", processes, 0, 0, "sleep:6"])
     b.check_ok(r, "the short run")
     run_dir = next(jobdir.run_dir().iterdir())
     return run_dir, (run_dir / "journal.jsonl").read_text().splitlines()
 
 
-def synthesize(lines, samples, interval, out):
-    """Writes lines with `samples` copies of the fullest sample inserted after the last sample
-    line of the short run. The fullest lists the most processes; of those, the shortest, which
-    reads live processes (a zombie's fields are absent, each with its reason spelled out)."""
+def time_of(line):
+    return float(TIME.search(line).group(1))
+
+
+def with_time(line, t):
+    before, _, after = TIME.split(line, maxsplit=1)
+    return f'{before}"time":{t:.6f}{after}'
+
+
+def pids_in(line):
+    return re.findall(r'"pid":([0-9]+)', line)
+
+
+def cycle_of(lines, kind):
+    """(index of the last line of the template, the sample lines to repeat in turn)."""
     sample_lines = [i for i, l in enumerate(lines) if '"type":"sample"' in l]
-    last_sample = sample_lines[-1]
-    template = lines[max(sample_lines, key=lambda i: (lines[i].count('"pid":'), -len(lines[i])))]
-    t0 = float(TIME.search(lines[last_sample]).group(1))
-    head = [l for i, l in enumerate(lines) if i <= last_sample]
-    tail = [l for i, l in enumerate(lines) if i > last_sample]
-    before, after = TIME.split(template, maxsplit=1)[0], TIME.split(template, maxsplit=1)[2]
+    start = time_of(lines[0]) + 3.0  # the tree is complete and every process in its refresh cycle
+    steady = [i for i in sample_lines if time_of(lines[i]) >= start]
+    if len(steady) < CYCLE:
+        sys.exit(f"readback: the short run gave {len(steady)} steady samples, fewer than {CYCLE}")
+    cycle = steady[:CYCLE]
+    listed = [pid for i in cycle for pid in pids_in(lines[i])]
+    if len(listed) != len(set(listed)) or set(listed) != {p for i in sample_lines for p in pids_in(lines[i])}:
+        print(f"  (note: the steady cycle lists {len(listed)} readings of {len(set(listed))} processes)")
+    if kind == "busy":
+        # One line listing every process of the cycle: what each tick writes when every RSS moves.
+        full = json.loads(lines[cycle[-1]])
+        full["processes"] = sorted((p for i in cycle for p in json.loads(lines[i])["processes"]),
+                                   key=lambda p: p["pid"])
+        return cycle[-1], [json.dumps(full, separators=(",", ":"), ensure_ascii=False)]
+    return cycle[-1], [lines[i] for i in cycle]
+
+
+def synthesize(lines, kind, samples, interval, out):
+    """Writes the short run's journal with `samples` more sample lines after its template (0.5 s apart),
+    and the rest of it (the deaths and the end) moved later by as much."""
+    last, cycle = cycle_of(lines, kind)
+    t0 = time_of(lines[last])
     shift = samples * interval
     with open(out, "w") as f:
-        for l in head:
-            f.write(l + "\n")
+        for i, l in enumerate(lines[:last + 1]):
+            f.write((INTERVAL.sub(f'"sample_interval_s":{interval}', l) if i == 0 else l) + "\n")
         for i in range(1, samples + 1):
-            f.write(f'{before}"time":{t0 + i * interval:.6f}{after}\n')
-        for l in tail:
+            f.write(with_time(cycle[(i - 1) % len(cycle)], t0 + i * interval) + "\n")
+        for l in lines[last + 1:]:
             f.write(TIME.sub(lambda m: f'"time":{float(m.group(1)) + shift:.6f}', l) + "\n")
 
 
@@ -54,21 +91,27 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build", help="CMake build folder (default: $FTDIAG_BUILD or build/default)")
     parser.add_argument("--reps", type=int, default=3, help="analyze/cat pairs per case (median)")
-    parser.add_argument("--case", action="append", metavar="PROCESSES:HOURS",
-                        help="job size and run length to stand for (default 1:1 1:24 100:1)")
+    parser.add_argument("--case", action="append", metavar="PROCESSES:HOURS[:idle|busy]",
+                        help="job size, run length and memory activity to stand for (default idle; "
+                             "default cases 1:3 1:24 100:3 100:24 100:3:busy)")
     args = parser.parse_args()
     ftdiag, job = b.binaries(b.build_dir(args.build))
-    cases = [tuple(float(x) for x in c.split(":")) for c in (args.case or ["1:1", "1:24", "100:1"])]
+    cases = []
+    for c in args.case or ["1:3", "1:24", "100:3", "100:24", "100:3:busy"]:
+        parts = c.split(":")
+        kind = parts[2] if len(parts) > 2 else "idle"
+        if len(parts) not in (2, 3) or kind not in ("idle", "busy"):
+            parser.error(f"--case {c}: expected PROCESSES:HOURS[:idle|busy]")
+        cases.append((int(parts[0]), float(parts[1]), kind))
     jobdir = b.JobDir()
     print(f"readback: `ftdiag analyze RUN_DIR` on synthetic long-run journals (0.5 s samples), "
           f"{args.reps} pairs with `cat` as baseline")
     try:
-        for processes, hours in cases:
-            processes = int(processes)
+        for processes, hours, kind in cases:
             run_dir, lines = real_journal(ftdiag, job, jobdir, processes)
             samples = int(hours * 3600 / 0.5)
             journal = run_dir / "journal.jsonl"
-            synthesize(lines, samples, 0.5, journal)
+            synthesize(lines, kind, samples, 0.5, journal)
             size = journal.stat().st_size
             rss_file = jobdir.path / "maxrss.txt"
             analyze, cat, rss = [], [], []
@@ -80,10 +123,10 @@ def main():
                 analyze.append(a.wall_s)
                 rss.append(int(rss_file.read_text()) / 1024)
             ma, mc, mr = b.median(analyze), b.median(cat), b.median(rss)
-            print(f"  {processes} process(es), {hours:g} h = {samples} samples, journal {size / 1e6:.0f} MB: "
+            print(f"  {processes} process(es), {kind}, {hours:g} h = {samples} samples, journal {size / 1e6:.1f} MB: "
                   f"analyze {b.fmt_s(ma)} ({size / ma / 1e6:.0f} MB/s), cat {b.fmt_s(mc)} (ratio {ma / mc:.0f}); "
                   f"peak RSS {mr:.1f} MiB")
-            b.result(f"readback_{processes}p_{hours:g}h", journal_MB=size / 1e6, analyze_s=ma,
+            b.result(f"readback_{processes}p_{hours:g}h_{kind}", journal_MB=size / 1e6, analyze_s=ma,
                      analyze_MBps=size / ma / 1e6, ratio_vs_cat=ma / mc, peak_rss_MiB=mr)
             jobdir.clear()
     finally:

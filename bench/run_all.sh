@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds what the benchmarks need (unless --no-build) and runs them all:
-# sampler_cost, overhead.py, peak_rss.py and readback.py. Prints each one's
+# sampler_cost, overhead.py, peak_rss.py, journal_growth.py and readback.py. Prints each one's
 # report, then a summary of their RESULT lines. See bench/README.md.
 #
 # usage: bench/run_all.sh [--quick] [--no-build] [--build DIR] [--log FILE]
@@ -48,11 +48,13 @@ if [[ $quick -eq 1 ]]; then
   sampler_args=(--reps 100)
   overhead_args=(--pairs 5 --cpu-seconds 1 --idle-seconds 4 --children 100 --foreign 1000 --lines 200000)
   peak_args=(--lines 500 --hold 1)
-  readback_args=(--reps 1 --case 1:1 --case 100:0.1)
+  growth_args=(--seconds 14 --window 10)
+  readback_args=(--reps 1 --case 1:1 --case 100:0.1 --case 100:0.1:busy)
 else
   sampler_args=()
   overhead_args=()
   peak_args=()
+  growth_args=()
   readback_args=()
 fi
 
@@ -71,6 +73,9 @@ export FTDIAG_BUILD="$build"
   echo
   echo "### bench/peak_rss.py ${peak_args[*]:-}"
   python3 "$here/peak_rss.py" "${peak_args[@]}"
+  echo
+  echo "### bench/journal_growth.py ${growth_args[*]:-}"
+  python3 "$here/journal_growth.py" "${growth_args[@]}"
   echo
   echo "### bench/readback.py ${readback_args[*]:-}"
   python3 "$here/readback.py" "${readback_args[@]}"

@@ -316,11 +316,11 @@ int main(int argc, char** argv) {
   if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) std::perror("prctl(PR_SET_CHILD_SUBREAPER)");
 
   std::printf("sampler_cost: medians of wall time per call, steady clock; baselines run in the same loop\n");
-  std::printf("%6s %6s %5s | %9s %9s %9s %9s %7s | %9s %9s %7s | %9s %7s | %8s %8s\n", "procs", "host", "reps",
-              "sample", "fixed", "per-proc", "raw/proc", "ratio", "scan", "raw-scan", "ratio", "json",
-              "bytes", "self-stat", "vs-self");
-  std::printf("%6s %6s %5s | %9s %9s %9s %9s %7s | %9s %9s %7s | %9s %7s | %8s %8s\n", "", "", "", "us", "us",
-              "us", "us", "", "us", "us", "", "us", "", "us/read", "");
+  std::printf("%6s %6s %5s | %9s %9s %9s %9s %7s | %9s %9s %7s | %8s %7s %8s %7s %6s | %8s %8s\n", "procs", "host",
+              "reps", "sample", "fixed", "per-proc", "raw/proc", "ratio", "scan", "raw-scan", "ratio", "json-0",
+              "bytes-0", "json-all", "bytes", "listed", "self-stat", "vs-self");
+  std::printf("%6s %6s %5s | %9s %9s %9s %9s %7s | %9s %9s %7s | %8s %7s %8s %7s %6s | %8s %8s\n", "", "", "",
+              "us", "us", "us", "us", "", "us", "us", "", "us", "", "us", "", "", "us/read", "");
   std::vector<Result> results;
   for (int n : sizes) {
     int r = reps > 0 ? reps : std::clamp(40000 / n, 100, 2000);
@@ -329,33 +329,40 @@ int main(int argc, char** argv) {
     double per_proc = (x.sample - x.fixed) / n;
     double raw_per_proc = x.raw_status / n;
     double self_per_read = x.self_stat / n;
-    std::printf("%6d %6d %5d | %9.1f %9.1f %9.2f %9.2f %7.2f | %9.1f %9.1f %7.2f | %9.1f %7zu | %8.2f %8.2f\n",
-                x.processes, x.host_processes, x.reps, x.sample, x.fixed, per_proc, raw_per_proc,
-                per_proc / raw_per_proc, x.scan, x.raw_scan, x.scan / x.raw_scan, x.json, x.json_bytes,
-                self_per_read, x.sample / (self_per_read * (n + 4)));
+    std::printf(
+        "%6d %6d %5d | %9.1f %9.1f %9.2f %9.2f %7.2f | %9.1f %9.1f %7.2f | %8.1f %7zu %8.1f %7zu %6.2f | %8.2f "
+        "%8.2f\n",
+        x.processes, x.host_processes, x.reps, x.sample, x.fixed, per_proc, raw_per_proc, per_proc / raw_per_proc,
+        x.scan, x.raw_scan, x.scan / x.raw_scan, x.json_steady, x.steady_bytes, x.json_full, x.full_bytes,
+        x.recorded_per_sample, self_per_read, x.sample / (self_per_read * (n + 4)));
     std::fflush(stdout);
   }
   std::printf(
       "\ncolumns: sample = MemorySampler::sample() over the tree; fixed = sample() with no pids (meminfo,\n"
       "cgroup files, statvfs); per-proc = (sample - fixed) / procs; raw/proc = open+read+close of\n"
       "/proc/PID/status; ratio = per-proc / raw/proc (our parsing and allocation on top of the kernel's\n"
-      "work); scan = ProcessTracker::scan(); raw-scan = readdir /proc + read every /proc/PID/stat; json =\n"
-      "the sample's journal line (bytes: its length); self-stat = one read of /proc/self/stat; vs-self =\n"
-      "sample / ((procs + 4) x self-stat), the 4 being the tick's fixed files.\n");
+      "work); scan = ProcessTracker::scan(); raw-scan = readdir /proc + read every /proc/PID/stat;\n"
+      "json-0 = the journal line of a sample listing no process (bytes-0: its length), json-all = that of\n"
+      "a sample listing them all; listed = processes a sample listed on average (the sleeping tree's RSS\n"
+      "does not move, so each is listed every 20th sample); self-stat = one read of /proc/self/stat;\n"
+      "vs-self = sample / ((procs + 4) x self-stat), the 4 being the tick's fixed files.\n");
   auto [empty_exit, full_exit] = foreign_exit_cost(reps > 0 ? std::min(reps, 200) : 200);
   std::printf(
       "\nProcessTracker::on_exit of a foreign pid (netlink reports every exit on the host): %.3f us with no\n"
       "remembered deaths, %.3f us with the 4096 remembered deaths full (ratio %.1f)\n",
       empty_exit, full_exit, full_exit / empty_exit);
   for (const auto& x : results) {
-    const double tick_us = x.sample + x.json;
+    // Per tick at 0.5 s: one sample and its journal line, a scan every 20th tick (with netlink). A tree
+    // whose memory stands still lists each process every 20th sample; a busy one lists all every time.
+    const double idle_tick_us = x.sample + (19.0 * x.json_steady + x.json_full) / 20.0 + x.scan / 20.0;
+    const double busy_tick_us = x.sample + x.json_full + x.scan / 20.0;
     std::printf(
         "RESULT sampler procs=%d sample_us=%.1f per_proc_us=%.2f per_proc_vs_raw=%.2f scan_us=%.1f "
-        "scan_vs_raw=%.2f json_us=%.1f core_pct_at_0.5s=%.3f\n",
+        "scan_vs_raw=%.2f json_steady_us=%.1f json_full_us=%.1f steady_bytes=%zu full_bytes=%zu "
+        "idle_core_pct_at_0.5s=%.3f busy_core_pct_at_0.5s=%.3f\n",
         x.processes, x.sample, (x.sample - x.fixed) / x.processes,
-        ((x.sample - x.fixed) / x.processes) / (x.raw_status / x.processes), x.scan, x.scan / x.raw_scan, x.json,
-        // Per tick: one sample and its journal line; a scan every 20th tick with netlink.
-        (tick_us + x.scan / 20.0) / 5000.0);
+        ((x.sample - x.fixed) / x.processes) / (x.raw_status / x.processes), x.scan, x.scan / x.raw_scan,
+        x.json_steady, x.json_full, x.steady_bytes, x.full_bytes, idle_tick_us / 5000.0, busy_tick_us / 5000.0);
   }
   std::printf("RESULT foreign_exit empty_us=%.3f full_us=%.3f ratio=%.1f\n", empty_exit, full_exit,
               full_exit / empty_exit);
