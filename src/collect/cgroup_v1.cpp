@@ -6,23 +6,20 @@
 
 namespace ftdiag::collect {
 
-CgroupV1Memory::CgroupV1Memory(std::filesystem::path directory, std::string cgroup_path)
-    : directory_(std::move(directory)), cgroup_path_(std::move(cgroup_path)) {}
-
 CgroupMemoryReading CgroupV1Memory::read() const {
   CgroupMemoryReading r;
   r.version = 1;
-  r.path = cgroup_path_;
-  r.usage = read_cgroup_u64(directory_, "memory.usage_in_bytes");
-  r.limit = read_cgroup_limit(directory_, "memory.limit_in_bytes");
-  r.peak = read_cgroup_u64(directory_, "memory.max_usage_in_bytes");
+  r.path = cgroup_path();
+  r.usage = read_cgroup_u64(directory(), "memory.usage_in_bytes");
+  r.limit = read_cgroup_limit(directory(), "memory.limit_in_bytes");
+  r.peak = read_cgroup_u64(directory(), "memory.max_usage_in_bytes");
   // failcnt counts every time usage hit the limit, reclaim included: the v1
   // counterpart of v2's "max" event, not a count of OOM kills.
-  r.max_events = read_cgroup_u64(directory_, "memory.failcnt");
+  r.max_events = read_cgroup_u64(directory(), "memory.failcnt");
   r.oom_events = Missing{MissingReason::unsupported,
                          "cgroup v1 has no OOM event counter (under_oom is a state)"};
 
-  auto oom_control = read_cgroup_keyed(directory_, "memory.oom_control");
+  auto oom_control = read_cgroup_keyed(directory(), "memory.oom_control");
   r.oom_kill = pick(oom_control, {"oom_kill"},
                     Missing{MissingReason::unsupported,
                             "memory.oom_control has no oom_kill line (needs Linux 4.13+)"});
@@ -34,7 +31,7 @@ CgroupMemoryReading CgroupV1Memory::read() const {
   // total_* are hierarchical (this cgroup and its children), which is what a
   // job's limit is charged against; plain keys are the fallback for cgroups
   // where use_hierarchy=0 kernels omit the totals.
-  auto stat = read_cgroup_keyed(directory_, "memory.stat");
+  auto stat = read_cgroup_keyed(directory(), "memory.stat");
   auto absent = [](const char* key) {
     return Missing{MissingReason::not_present, std::string("memory.stat has no ") + key};
   };

@@ -16,23 +16,20 @@ Fact<std::uint64_t> explain_absent(Fact<std::uint64_t> value, const char* why) {
 
 }  // namespace
 
-CgroupV2Memory::CgroupV2Memory(std::filesystem::path directory, std::string cgroup_path)
-    : directory_(std::move(directory)), cgroup_path_(std::move(cgroup_path)) {}
-
 CgroupMemoryReading CgroupV2Memory::read() const {
   CgroupMemoryReading r;
   r.version = 2;
-  r.path = cgroup_path_;
-  r.usage = read_cgroup_u64(directory_, "memory.current");
-  r.limit = read_cgroup_limit(directory_, "memory.max");
-  r.peak = explain_absent(read_cgroup_u64(directory_, "memory.peak"),
+  r.path = cgroup_path();
+  r.usage = read_cgroup_u64(directory(), "memory.current");
+  r.limit = read_cgroup_limit(directory(), "memory.max");
+  r.peak = explain_absent(read_cgroup_u64(directory(), "memory.peak"),
                           "memory.peak needs Linux 5.19+");
-  r.swap_usage = explain_absent(read_cgroup_u64(directory_, "memory.swap.current"),
+  r.swap_usage = explain_absent(read_cgroup_u64(directory(), "memory.swap.current"),
                                 "no swap controller: CONFIG_MEMCG_SWAP off or swapaccount=0");
 
   // memory.events is hierarchical (includes descendants), which is what a job
   // that forks workers into child cgroups needs.
-  auto events = read_cgroup_keyed(directory_, "memory.events");
+  auto events = read_cgroup_keyed(directory(), "memory.events");
   auto absent = [](const char* key, const char* why) {
     return Missing{MissingReason::unsupported,
                    std::string("memory.events has no ") + key + " line (" + why + ")"};
@@ -41,7 +38,7 @@ CgroupMemoryReading CgroupV2Memory::read() const {
   r.oom_kill = pick(events, {"oom_kill"}, absent("oom_kill", "needs Linux 4.13+"));
   r.max_events = pick(events, {"max"}, absent("max", "unexpected on any 4.5+ kernel"));
 
-  auto stat = read_cgroup_keyed(directory_, "memory.stat");
+  auto stat = read_cgroup_keyed(directory(), "memory.stat");
   auto no_key = [](const char* key) {
     return Missing{MissingReason::not_present, std::string("memory.stat has no ") + key};
   };

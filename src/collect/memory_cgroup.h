@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "base/fact.h"
 
@@ -49,15 +50,23 @@ struct CgroupMemoryReading {
 // small files) and nothing else. read() never throws (except bad_alloc);
 // files that vanish because the cgroup was removed show up as Missing
 // not_present in each field. Implementations are immutable and thread-safe.
+// A located memory cgroup. Backends (cgroup_v1.h, cgroup_v2.h) differ only
+// in which files they read; where the cgroup is lives here.
 class MemoryCgroup {
  public:
+  MemoryCgroup(std::filesystem::path directory, std::string cgroup_path)
+      : directory_(std::move(directory)), cgroup_path_(std::move(cgroup_path)) {}
   virtual ~MemoryCgroup() = default;
   virtual CgroupMemoryReading read() const = 0;
   virtual int version() const = 0;
   // The real directory holding memory.* files (already joined under the roots).
-  virtual const std::filesystem::path& directory() const = 0;
+  const std::filesystem::path& directory() const { return directory_; }
   // The cgroup path as /proc/PID/cgroup printed it.
-  virtual const std::string& cgroup_path() const = 0;
+  const std::string& cgroup_path() const { return cgroup_path_; }
+
+ private:
+  std::filesystem::path directory_;
+  std::string cgroup_path_;
 };
 
 }  // namespace ftdiag::collect
