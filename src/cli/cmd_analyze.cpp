@@ -1,6 +1,9 @@
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
+
+#include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "cli/diagnosis.h"
@@ -15,7 +18,7 @@ namespace ftdiag::cli {
 namespace {
 
 struct AnalyzeArguments {
-  std::string path;
+  std::vector<std::string> paths;
   std::string format = "text";
   std::vector<std::string> rule_dirs;
 };
@@ -24,10 +27,22 @@ int exit_code_for(const Missing& missing) {
   return missing.reason == MissingReason::permission_denied ? kExitInputUnreadable : kExitInputNotFound;
 }
 
+// Where a run's folder is: a PATH that is itself the run folder, or the
+// folder of that name under the PATH that holds it.
+std::string run_location(const std::vector<std::string>& paths, const evidence::RunEvidence& run) {
+  namespace fs = std::filesystem;
+  for (const auto& path : paths) {
+    std::error_code ec;
+    if (fs::exists(fs::path(path) / evidence::kJournalFileName, ec) && fs::path(path).filename() == run.directory) return path;
+    if (fs::exists(fs::path(path) / run.directory / evidence::kJournalFileName, ec)) return (fs::path(path) / run.directory).string();
+  }
+  return paths.empty() ? run.directory : paths.front();
+}
+
 int analyze(const AnalyzeArguments& args) {
   auto rules = load_rule_set(args.rule_dirs);
   if (!rules) return kExitRulesInvalid;
-  auto document = read_job(args.path);
+  auto document = collect_evidence({args.paths.begin(), args.paths.end()});
   if (!document) {
     std::fprintf(stderr, "ftdiag analyze: %s\n", document.missing().detail.c_str());
     return exit_code_for(document.missing());
@@ -38,11 +53,14 @@ int analyze(const AnalyzeArguments& args) {
               << '\n';
     return kExitOk;
   }
-  // PATH is either one run folder or a job directory holding several.
-  const bool single_run = std::filesystem::exists(std::filesystem::path(args.path) / evidence::kJournalFileName);
-  for (const auto& run : document->runs) {
-    const auto run_path = single_run ? std::filesystem::path(args.path) : std::filesystem::path(args.path) / run.directory;
-    std::cout << report::render_run_summary(run, run_path.string()) << '\n';
+  for (const auto& host : document->hosts) {
+    for (const auto& run : host.runs) std::cout << report::render_run_summary(run, run_location(args.paths, run)) << '\n';
+  }
+  for (const auto& collector : document->collectors) {
+    if (!collector.outcome) {
+      std::cout << fmt::format("ftdiag: the {} collector could not read its evidence: {}\n", collector.name,
+                               collector.outcome.missing().detail);
+    }
   }
   std::cout << report::render_verdict(judgement);
   return kExitOk;
@@ -53,7 +71,7 @@ int analyze(const AnalyzeArguments& args) {
 Action add_analyze_command(CLI::App& app) {
   auto args = std::make_shared<AnalyzeArguments>();
   CLI::App* cmd = app.add_subcommand("analyze", "Post-mortem of a job directory written by `ftdiag run`");
-  cmd->add_option("path", args->path, "Job directory, or one run folder in it")->required();
+  cmd->add_option("path", args->paths, "Job directory, one run folder in it, or several such paths")->required();
   cmd->add_option("--format", args->format, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--rules", args->rule_dirs, "A directory (or file) of extra rules; repeatable");
   return [args] { return analyze(*args); };

@@ -6,7 +6,6 @@
 #include "cli/commands.h"
 #include "cli/diagnosis.h"
 #include "cli/exit_codes.h"
-#include "evidence/job_reader.h"
 #include "report/run_summary.h"
 #include "report/verdict_text.h"
 #include "supervise/exit_mirror.h"
@@ -22,22 +21,24 @@ struct RunArguments {
   bool quiet = false;
 };
 
-// The record is read back from disk, the way `ftdiag analyze` reads it, so
-// what the user sees now is what a later analysis will say.
-void print_summary_and_verdict(const RunArguments& args, const std::filesystem::path& run_dir) {
-  auto document = read_job(run_dir);
-  if (!document || document->runs.empty()) {
-    std::fprintf(stderr, "ftdiag: the record in %s could not be read back: %s\n", run_dir.c_str(),
-                 document ? "no run" : document.missing().detail.c_str());
-    return;
-  }
-  std::fputs(report::render_run_summary(document->runs.front(), run_dir.string()).c_str(), stderr);
+// The verdict comes from the supervisor's own state (every journaled record
+// folded as it was written), so it is on screen as soon as the job ends,
+// however long the journal; `ftdiag analyze` of the run folder folds the same
+// records the same way and gives the same verdict.
+void print_summary_and_verdict(const RunArguments& args, const supervise::SupervisedJob& job) {
+  std::fputs(report::render_run_summary(job.run, job.run_dir.string()).c_str(), stderr);
   auto rules = load_rule_set(args.rule_dirs);
   if (!rules) return;
-  std::fputs(report::render_verdict(judge_document(document.value(), rules.value())).c_str(), stderr);
+  evidence::EvidenceDocument document;
+  document.generator = "ftdiag " FTDIAG_VERSION;
+  document.sources.push_back(job.run_dir.string());
+  evidence::host_named(document, job.run.started.host).runs.push_back(job.run);
+  std::fputs(report::render_verdict(judge_document(document, rules.value())).c_str(), stderr);
 }
 
-int run_supervised(const RunArguments& args) {
+int run_supervised(RunArguments& args) {
+  auto phases = load_phase_table();
+  if (phases) args.options.phases = &phases.value();
   auto outcome = supervise::supervise(args.options);
   if (auto* failure = std::get_if<supervise::SupervisorFailure>(&outcome)) {
     std::fprintf(stderr, "%s\n", failure->message.c_str());
@@ -47,7 +48,7 @@ int run_supervised(const RunArguments& args) {
   if (!args.quiet) {
     // A diagnosis that fails must never change how the job's end is reported.
     try {
-      print_summary_and_verdict(args, job.run_dir);
+      print_summary_and_verdict(args, job);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "ftdiag: could not diagnose the run: %s\n", e.what());
     }

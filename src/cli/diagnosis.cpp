@@ -2,7 +2,8 @@
 
 #include <cstdio>
 
-#include "evidence/job_reader.h"
+#include "collectors/post_mortem.h"
+#include "collectors/registry.h"
 #include "facts/extract.h"
 #include "rules/rule_paths.h"
 
@@ -20,10 +21,11 @@ Fact<evidence::PhaseTable> load_phase_table() {
   return evidence::PhaseTable::load(rules::builtin_rules_directory() / "phases.json");
 }
 
-Fact<evidence::EvidenceDocument> read_job(const std::filesystem::path& path) {
+Fact<evidence::EvidenceDocument> collect_evidence(const std::vector<std::filesystem::path>& paths) {
   auto phases = load_phase_table();
   if (!phases) std::fprintf(stderr, "ftdiag: training phases unknown: %s\n", phases.missing().detail.c_str());
-  return evidence::read_job_directory(path, phases ? &phases.value() : nullptr);
+  collectors::CollectContext context{.phases = phases ? &phases.value() : nullptr};
+  return collectors::collect_post_mortem(paths, context, collectors::post_mortem_collectors());
 }
 
 rules::Judgement judge_document(const evidence::EvidenceDocument& document, const rules::RuleSet& rules) {

@@ -24,8 +24,9 @@ Fact<rules::RuleSet> load_rule_set(const std::vector<std::string>& extra_rule_di
 // the caller (phases then stay unknown).
 Fact<evidence::PhaseTable> load_phase_table();
 
-// Reads a job directory with phase recognition.
-Fact<evidence::EvidenceDocument> read_job(const std::filesystem::path& path);
+// Runs every post-mortem collector that recognises something under the
+// paths, with phase recognition. Missing as collectors::collect_post_mortem.
+Fact<evidence::EvidenceDocument> collect_evidence(const std::vector<std::filesystem::path>& paths);
 
 rules::Judgement judge_document(const evidence::EvidenceDocument& document, const rules::RuleSet& rules);
 

@@ -38,7 +38,7 @@ CgroupMemoryReading CgroupV1Memory::read() const {
   r.anon = pick(stat, {"total_rss", "rss"}, absent("rss"));
   r.file = pick(stat, {"total_cache", "cache"}, absent("cache"));
   r.shmem = pick(stat, {"total_shmem", "shmem"}, absent("shmem"));
-  r.swap_usage = pick(stat, {"total_swap", "swap"},
+  r.swap = pick(stat, {"total_swap", "swap"},
                       Missing{MissingReason::unsupported,
                               "memory.stat has no swap line (swap accounting is off: swapaccount=0)"});
   return r;

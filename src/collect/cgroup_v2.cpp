@@ -24,7 +24,7 @@ CgroupMemoryReading CgroupV2Memory::read() const {
   r.limit = read_cgroup_limit(directory(), "memory.max");
   r.peak = explain_absent(read_cgroup_u64(directory(), "memory.peak"),
                           "memory.peak needs Linux 5.19+");
-  r.swap_usage = explain_absent(read_cgroup_u64(directory(), "memory.swap.current"),
+  r.swap = explain_absent(read_cgroup_u64(directory(), "memory.swap.current"),
                                 "no swap controller: CONFIG_MEMCG_SWAP off or swapaccount=0");
 
   // memory.events is hierarchical (includes descendants), which is what a job

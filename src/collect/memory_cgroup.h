@@ -13,37 +13,13 @@
 #include <utility>
 
 #include "base/fact.h"
+#include "model/memory.h"
 
 namespace ftdiag::collect {
 
-struct CgroupMemoryReading {
-  int version = 0;   // 1 or 2
-  std::string path;  // cgroup path as in /proc/PID/cgroup
-  Fact<std::uint64_t> usage = Missing{};                 // bytes: v1 usage_in_bytes, v2 memory.current
-  Fact<std::optional<std::uint64_t>> limit = Missing{};  // bytes; nullopt = unlimited
-  // High-water mark, bytes: v1 max_usage_in_bytes, v2 memory.peak (5.19+;
-  // Missing not_present on older kernels).
-  Fact<std::uint64_t> peak = Missing{};
-  // v2 memory.events "oom" (times the limit was hit and an allocation was about
-  // to fail). v1 has no such counter: Missing unsupported.
-  Fact<std::uint64_t> oom_events = Missing{};
-  // Processes killed by any OOM killer: v2 events "oom_kill"; v1 oom_control
-  // "oom_kill" (4.13+, Missing unsupported before).
-  Fact<std::uint64_t> oom_kill = Missing{};
-  // Times usage hit the limit: v2 events "max"; v1 memory.failcnt.
-  Fact<std::uint64_t> max_events = Missing{};
-  // Bytes of swap charged: v2 memory.swap.current; v1 memory.stat
-  // total_swap/swap (present only with swap accounting).
-  Fact<std::uint64_t> swap_usage = Missing{};
-  // From memory.stat, bytes: v2 anon/file/shmem; v1 total_rss|rss,
-  // total_cache|cache, total_shmem|shmem (hierarchical totals preferred).
-  Fact<std::uint64_t> anon = Missing{};
-  Fact<std::uint64_t> file = Missing{};
-  Fact<std::uint64_t> shmem = Missing{};
-  // v1 oom_control "under_oom": tasks are frozen waiting for memory
-  // (oom_kill_disable 1). v2 has no equivalent: Missing unsupported.
-  Fact<bool> under_oom = Missing{};
-};
+// The reading both backends fill: one definition, shared with the journal
+// and the evidence document (model/memory.h).
+using CgroupMemoryReading = model::CgroupMemory;
 
 // One cgroup directory's memory files. read() is meant to be called every
 // 0.5 s, so each backend reads only the files the reading needs (about six

@@ -3,6 +3,7 @@
 // writes (document_json.h), so saved evidence can be judged again later.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,9 +14,19 @@
 
 namespace ftdiag::evidence {
 
-// Bumped on any incompatible change of the JSON form.
-inline constexpr int kSchemaVersion = 1;
+// Changes with every change of the JSON form. Readers accept every older
+// version (document_json.cpp upgrades them; what an old version lacks reads
+// as missing, with the reason). History:
+//   1  runs only (one ftdiag run journal per run)
+//   2  a job over hosts: each host has runs and host-level sources (kernel
+//      records, environment, configs, log files, checkpoints, crash records);
+//      processes that lived briefly and ended normally are summarised per
+//      command; the cgroup reading gains under_oom; console phases.
+inline constexpr int kSchemaVersion = 2;
 
+// One process of the job tree, kept whole: the job itself, every process
+// that died by a signal or failed, every one still running at the end, and
+// every long-lived one (ranks, workers) — see ProcessSummary for the rest.
 struct ProcessEvidence {
   int pid = 0;
   int ppid = 0;
@@ -82,12 +93,30 @@ struct ConsoleEvidence {
   bool operator==(const ConsoleEvidence&) const = default;
 };
 
+// Processes that lived briefly and exited with code 0 (and, past the caps of
+// run_builder.h, any others), counted per command
+// instead of kept one by one, so a job that starts 200k short helpers (a
+// shell loop, compile workers) costs the same memory as one that starts ten.
+struct ProcessSummary {
+  std::string command;  // comm, or argv[0] when comm is unknown
+  std::uint64_t count = 0;
+  std::uint64_t exit_nonzero = 0;      // past the cap on processes kept whole
+  std::uint64_t killed_by_signal = 0;  // idem (or ended unseen)
+  double first_seen = 0;
+  double last_end = 0;
+  double longest_life_s = 0;
+  Fact<Bytes> peak_rss = Missing{MissingReason::not_present, "no memory sample of these processes"};
+
+  bool operator==(const ProcessSummary&) const = default;
+};
+
 struct RunEvidence {
   std::string directory;
   RunStarted started;
   std::optional<RunEnded> ended;  // absent when ftdiag itself was killed
   Fact<ExitStatus> job_status = Missing{};
-  std::vector<ProcessEvidence> processes;
+  std::vector<ProcessEvidence> processes;       // kept whole, in order of first sight
+  std::vector<ProcessSummary> process_summary;  // the rest, per command
   MemoryWatermarks memory;
   std::vector<TimelinePoint> timeline;
   ConsoleEvidence console;
@@ -97,13 +126,173 @@ struct RunEvidence {
   bool operator==(const RunEvidence&) const = default;
 };
 
+// Where a piece of evidence came from: a file and line, a journal, or the
+// command that produced it.
+struct Provenance {
+  std::string collector;              // the collector that read it (collectors/registry.cpp)
+  std::string file;                   // path as given, or empty
+  std::optional<std::uint64_t> line;  // 1-based
+  std::string command;                // e.g. "journalctl -k -o short-iso", or empty
+
+  bool operator==(const Provenance&) const = default;
+};
+
+// Something a source recorded as happening: a kernel OOM kill, a launcher's
+// "exits with return code = -9", a Traceback. `time` is absent when the
+// source did not say (a plain log line): such an event is ordered by its file
+// and line, shown as "time unknown, line N".
+struct LogEvent {
+  std::string kind;  // docs/evidence.md lists the kinds, e.g. "oom-kill", "process-exit"
+  std::optional<double> time;
+  Provenance from;
+  std::string text;         // the line as written, cut at kMaxEventText
+  std::optional<int> pid;   // as the source names it (maybe in another pid namespace)
+  std::optional<int> signal;
+  std::optional<int> exit_code;
+  std::optional<int> rank;
+  // Source-specific values, e.g. {"constraint": "CONSTRAINT_MEMCG",
+  // "anon_rss_bytes": "123456"}; facts read them by name.
+  std::map<std::string, std::string> details;
+
+  bool operator==(const LogEvent&) const = default;
+};
+
+inline constexpr std::size_t kMaxEventText = 4096;
+
+// The kernel's log over the job's time: a host's, not a run's.
+struct KernelLogEvidence {
+  Provenance from;  // where it was read: /dev/kmsg, a dmesg file, journalctl
+  std::vector<LogEvent> records;
+  std::optional<double> boot_time;  // wall clock of boot, to place monotonic stamps
+
+  bool operator==(const KernelLogEvidence&) const = default;
+};
+
+// A log file that was not written by ftdiag (a launcher's or trainer's
+// output, a Slurm log): the events recognised in it.
+struct LogFileEvidence {
+  Provenance from;
+  std::uint64_t line_count = 0;
+  Fact<bool> complete = true;     // Missing: the read stopped early, and why
+  std::vector<LogEvent> events;   // oldest first, at most kMaxLogEvents
+  std::uint64_t events_dropped = 0;
+
+  bool operator==(const LogFileEvidence&) const = default;
+};
+
+inline constexpr std::size_t kMaxLogEvents = 10000;
+
+// A configuration that shapes memory use (a DeepSpeed JSON, an accelerate
+// or trainer YAML, trainer_state.json), flattened to dotted keys:
+// "zero_optimization.stage" -> "2".
+struct ConfigEvidence {
+  Provenance from;
+  std::string kind;  // "deepspeed", "accelerate", "trainer-arguments", "trainer-state", ...
+  std::map<std::string, std::string> settings;
+
+  bool operator==(const ConfigEvidence&) const = default;
+};
+
+// A checkpoint directory (complete or half-written when the job died).
+struct CheckpointEvidence {
+  Provenance from;
+  std::optional<std::uint64_t> step;
+  std::uint64_t files = 0;
+  Bytes bytes = 0;
+  std::optional<double> modified;  // newest file's mtime
+  Fact<bool> complete = Missing{MissingReason::not_present, "not checked"};
+
+  bool operator==(const CheckpointEvidence&) const = default;
+};
+
+// One frame of a native or Python stack, in stages: the raw address, then
+// the object and offset, then the symbol (whatever the collector got to).
+struct StackFrame {
+  std::optional<std::uint64_t> address;
+  std::string object;  // path of the mapped file, or empty
+  std::optional<std::uint64_t> offset;
+  std::string function;
+  std::string file;
+  std::optional<std::uint64_t> line;
+  std::string language;  // "native" or "python"
+
+  bool operator==(const StackFrame&) const = default;
+};
+
+// A crash recorded in or about one process: signal, fault address, stack.
+struct CrashEvidence {
+  Provenance from;
+  std::optional<double> time;
+  std::optional<int> pid;
+  std::optional<int> signal;
+  std::optional<std::uint64_t> fault_address;
+  std::vector<StackFrame> frames;  // innermost first
+
+  bool operator==(const CrashEvidence&) const = default;
+};
+
+// What a collector did: which sources it read and whether it could. A
+// collector that could not (no permission, nothing there) says so here:
+// absence is evidence.
+struct CollectorReport {
+  std::string name;
+  std::string section;            // the part of the document it fills
+  std::vector<std::string> sources;  // what it read or tried to read
+  Fact<bool> outcome = true;      // Missing with the reason when it could not
+
+  bool operator==(const CollectorReport&) const = default;
+};
+
+// One machine of the job: its runs (journals of `ftdiag run`) and the
+// sources that belong to the host rather than to one run.
+struct HostEvidence {
+  std::string name;  // host name; empty when no source said
+  std::vector<RunEvidence> runs;
+  Fact<KernelLogEvidence> kernel = Missing{MissingReason::not_present, "the kernel log was not collected"};
+  // GPU, CUDA, Python and library versions, each value or why it is missing:
+  // "cuda.driver_version" -> "12.1".
+  std::map<std::string, Fact<std::string>> environment;
+  std::vector<ConfigEvidence> configs;
+  std::vector<LogFileEvidence> logs;
+  std::vector<CheckpointEvidence> checkpoints;
+  std::vector<CrashEvidence> crashes;
+
+  bool operator==(const HostEvidence&) const = default;
+};
+
+// Everything gathered about one job.
 struct EvidenceDocument {
   int schema_version = kSchemaVersion;
-  std::string generator;  // "ftdiag 0.1.0"
-  std::string source;     // the path that was analyzed
-  std::vector<RunEvidence> runs;
+  std::string generator;             // "ftdiag 0.1.0"
+  std::vector<std::string> sources;  // the paths that were analyzed
+  std::vector<HostEvidence> hosts;
+  std::vector<CollectorReport> collectors;  // what each collector read, or why it could not
 
   bool operator==(const EvidenceDocument&) const = default;
 };
+
+// Where a run sits in the document, for JSON pointers in facts.
+struct RunRef {
+  std::size_t host = 0;
+  std::size_t run = 0;
+  std::string pointer() const;  // "/hosts/H/runs/R"
+};
+
+// Calls visit(ref, run) for every run of every host, in document order.
+template <class Visit>
+void for_each_run(const EvidenceDocument& document, Visit&& visit) {
+  for (std::size_t h = 0; h < document.hosts.size(); ++h) {
+    for (std::size_t r = 0; r < document.hosts[h].runs.size(); ++r) visit(RunRef{h, r}, document.hosts[h].runs[r]);
+  }
+}
+
+inline const RunEvidence& run_at(const EvidenceDocument& document, const RunRef& ref) {
+  return document.hosts[ref.host].runs[ref.run];
+}
+
+std::size_t count_runs(const EvidenceDocument& document);
+
+// The host of that name, added when absent.
+HostEvidence& host_named(EvidenceDocument& document, const std::string& name);
 
 }  // namespace ftdiag::evidence

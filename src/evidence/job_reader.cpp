@@ -6,13 +6,12 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <deque>
 #include <fstream>
 
 #include <fmt/format.h>
 
+#include "evidence/console_summary.h"
 #include "evidence/job_directory.h"
-#include "evidence/phase_table.h"
 #include "evidence/records_json.h"
 #include "evidence/run_builder.h"
 
@@ -20,11 +19,9 @@ namespace ftdiag::evidence {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// ifstream hides errno; check readability first so the reason is precise.
-Fact<bool> check_readable(const fs::path& file) {
-  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+Fact<bool> check_regular_file(const fs::path& file) {
+  // O_NONBLOCK: opening a FIFO for reading must not wait for a writer.
+  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return missing_from_errno(errno, "open " + file.string());
   struct stat st {};
   const bool stat_ok = ::fstat(fd, &st) == 0;
@@ -33,6 +30,8 @@ Fact<bool> check_readable(const fs::path& file) {
   if (!stat_ok || !S_ISREG(st.st_mode)) return Missing{MissingReason::unparseable, file.string() + " is not a regular file"};
   return true;
 }
+
+namespace {
 
 void read_journal_into(const fs::path& journal, RunBuilder& builder) {
   std::ifstream in(journal, std::ios::binary);
@@ -56,45 +55,31 @@ void read_journal_into(const fs::path& journal, RunBuilder& builder) {
   }
 }
 
-void note_phase(std::vector<PhaseStretch>& stretches, std::string_view phase, const ConsoleLine& line) {
-  if (!stretches.empty() && stretches.back().phase == phase) {
-    stretches.back().last_time = line.time;
-    ++stretches.back().lines;
-    return;
-  }
-  constexpr std::size_t kMaxMarkerText = 500;
-  stretches.push_back({std::string(phase), line.time, line.time, 1, line.text.substr(0, kMaxMarkerText)});
-  if (stretches.size() > kMaxPhaseStretches) stretches.erase(stretches.begin());
-}
-
 ConsoleEvidence read_console(const fs::path& file, const PhaseTable* phases) {
-  ConsoleEvidence console;
-  if (auto readable = check_readable(file); !readable) {
+  if (auto readable = check_regular_file(file); !readable) {
+    ConsoleEvidence console;
     console.readable = readable.missing();
     return console;
   }
+  ConsoleSummary summary(phases);
   std::ifstream in(file, std::ios::binary);
-  std::deque<ConsoleLine> tail;
   std::string line;
   while (std::getline(in, line)) {
-    ++console.line_count;
     auto parsed = parse_console_line(line);
-    if (!parsed) continue;
-    if (phases) {
-      if (auto phase = phases->classify(parsed->text)) note_phase(console.phases, *phase, parsed.value());
+    if (!parsed) {
+      summary.count_unparsed();
+      continue;
     }
-    tail.push_back(std::move(parsed).value());
-    if (tail.size() > kConsoleTailLines) tail.pop_front();
+    summary.add(parsed->time, parsed->stream, parsed->text);
   }
-  console.tail.assign(tail.begin(), tail.end());
-  return console;
+  return std::move(summary).finish();
 }
 
 }  // namespace
 
 Fact<RunEvidence> read_run_directory(const fs::path& run_dir, const PhaseTable* phases) {
   const fs::path journal = run_dir / kJournalFileName;
-  if (auto readable = check_readable(journal); !readable) return readable.missing();
+  if (auto readable = check_regular_file(journal); !readable) return readable.missing();
   RunBuilder builder;
   read_journal_into(journal, builder);
   if (!builder.has_start()) {
@@ -114,42 +99,17 @@ bool is_job_directory(const fs::path& path) {
   return false;
 }
 
-Fact<EvidenceDocument> read_job_directory(const fs::path& path, const PhaseTable* phases) {
+Fact<std::vector<fs::path>> find_run_directories(const fs::path& path) {
   std::error_code ec;
-  if (!fs::is_directory(path, ec)) {
-    if (ec && ec != std::errc::no_such_file_or_directory) return missing_from_errno(ec.value(), "stat " + path.string());
-    return Missing{MissingReason::not_present, path.string() + " is not a directory"};
-  }
   std::vector<fs::path> run_dirs;
-  if (fs::exists(path / kJournalFileName, ec)) {
-    run_dirs.push_back(path);
-  } else {
-    fs::directory_iterator it(path, ec);
-    if (ec) return missing_from_errno(ec.value(), "list " + path.string());
-    for (const auto& entry : it) {
-      if (entry.is_directory(ec) && fs::exists(entry.path() / kJournalFileName, ec)) run_dirs.push_back(entry.path());
-    }
-    std::sort(run_dirs.begin(), run_dirs.end());
+  if (fs::exists(path / kJournalFileName, ec)) return std::vector<fs::path>{path};
+  fs::directory_iterator it(path, ec);
+  if (ec) return missing_from_errno(ec.value(), "list " + path.string());
+  for (const auto& entry : it) {
+    if (entry.is_directory(ec) && fs::exists(entry.path() / kJournalFileName, ec)) run_dirs.push_back(entry.path());
   }
-  if (run_dirs.empty()) {
-    return Missing{MissingReason::not_present, fmt::format("no {} in {} or its sub-folders: not a job directory written by `ftdiag run`", kJournalFileName, path.string())};
-  }
-  EvidenceDocument document;
-  document.generator = fmt::format("ftdiag {}", FTDIAG_VERSION);
-  document.source = path.string();
-  for (const auto& dir : run_dirs) {
-    auto run = read_run_directory(dir, phases);
-    if (!run) {
-      RunEvidence unreadable;
-      unreadable.directory = dir.filename().string();
-      unreadable.journal_problems.push_back(run.missing().detail);
-      unreadable.job_status = run.missing();
-      document.runs.push_back(std::move(unreadable));
-      continue;
-    }
-    document.runs.push_back(std::move(run).value());
-  }
-  return document;
+  std::sort(run_dirs.begin(), run_dirs.end());
+  return run_dirs;
 }
 
 }  // namespace ftdiag::evidence

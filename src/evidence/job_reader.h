@@ -1,4 +1,4 @@
-// Reads what `ftdiag run` recorded back into an evidence document.
+// Reads what `ftdiag run` recorded in a run folder back into a RunEvidence.
 //
 // Tolerant by design: a journal cut mid-line (ftdiag was SIGKILLed), a line
 // of garbage or an unreadable console.log costs only that line or file,
@@ -6,28 +6,29 @@
 #pragma once
 
 #include <filesystem>
+#include <vector>
 
 #include "base/fact.h"
 #include "evidence/document.h"
 
 namespace ftdiag::evidence {
 
-inline constexpr std::size_t kConsoleTailLines = 200;
-inline constexpr std::size_t kMaxPhaseStretches = 1000;
-
 class PhaseTable;
 
-// PATH is a run folder (it holds journal.jsonl) or a job directory whose
-// sub-folders are runs (several ranks or nodes). Missing when PATH holds no
-// journal at all, or cannot be read.
-// With `phases`, console lines that mark a training phase are summarised in
-// each run's console.phases.
-Fact<EvidenceDocument> read_job_directory(const std::filesystem::path& path, const PhaseTable* phases = nullptr);
-
-// True when PATH looks like something `ftdiag run` wrote.
+// True when PATH is a run folder (it holds journal.jsonl) or a job directory
+// whose sub-folders are runs.
 bool is_job_directory(const std::filesystem::path& path);
 
-// One run folder.
+// The run folders under PATH, sorted: PATH itself when it holds a journal,
+// else its sub-folders that do. Missing when PATH cannot be listed.
+Fact<std::vector<std::filesystem::path>> find_run_directories(const std::filesystem::path& path);
+
+// One run folder. With `phases`, console lines that mark a training phase are
+// summarised in console.phases. Missing when the journal cannot be opened.
 Fact<RunEvidence> read_run_directory(const std::filesystem::path& run_dir, const PhaseTable* phases = nullptr);
+
+// Checks that FILE can be opened for reading and is a regular file, without
+// blocking on a FIFO: the reason, precise, when not.
+Fact<bool> check_regular_file(const std::filesystem::path& file);
 
 }  // namespace ftdiag::evidence

@@ -5,6 +5,7 @@
 #include <cerrno>
 
 #include "evidence/records_json.h"
+#include "evidence/run_builder.h"
 
 namespace ftdiag::evidence {
 
@@ -27,6 +28,7 @@ Fact<bool> JournalWriter::append(const JournalRecord& record) {
   auto written = write_all(fd_.get(), line);
   if (!written) ++failed_writes_;
   dirty_ = true;
+  if (tee_) tee_->add(record);
   return written;
 }
 

@@ -12,9 +12,16 @@
 
 namespace ftdiag::evidence {
 
+class RunBuilder;
+
 class JournalWriter {
  public:
   explicit JournalWriter(UniqueFd fd) : fd_(std::move(fd)) {}
+
+  // Also hands every appended record to `builder` (not owned; null to stop),
+  // so `ftdiag run` has the run's evidence when the job ends without reading
+  // the journal back — the same builder `ftdiag analyze` folds it with.
+  void tee_into(RunBuilder* builder) { tee_ = builder; }
 
   // Appends one line. A failed write (disk full) is reported, never thrown:
   // the job must go on whatever happens to its record.
@@ -29,6 +36,7 @@ class JournalWriter {
 
  private:
   UniqueFd fd_;
+  RunBuilder* tee_ = nullptr;
   bool dirty_ = false;
   std::uint64_t failed_writes_ = 0;
 };

@@ -15,14 +15,21 @@
 
 #include "base/fact.h"
 #include "evidence/exit_status.h"
+#include "model/memory.h"
 
 namespace ftdiag::evidence {
 
-using Bytes = std::uint64_t;
+using model::Bytes;
+
+// The journal's format, written in its first record. 1: journals written
+// before the field existed (they lack it); 2: adds journal_format itself and
+// the cgroup's under_oom. Readers accept every format up to this one.
+inline constexpr int kJournalFormat = 2;
 
 // First line of every journal: who ran what, where, and how it was watched.
 struct RunStarted {
   double time = 0;
+  std::optional<int> journal_format;  // absent in format 1
   std::string ftdiag_version;
   std::string host;
   std::optional<int> rank;  // from RANK / SLURM_PROCID / OMPI_COMM_WORLD_RANK
@@ -64,52 +71,11 @@ struct ProcessDied {
   bool operator==(const ProcessDied&) const = default;
 };
 
-struct ProcessMemory {
-  int pid = 0;
-  Fact<Bytes> rss = Missing{};
-  Fact<Bytes> rss_anon = Missing{};
-  Fact<Bytes> rss_file = Missing{};
-  Fact<Bytes> rss_shmem = Missing{};
-  Fact<Bytes> vm_hwm = Missing{};  // kernel-kept RSS high-water mark
-  Fact<Bytes> swap = Missing{};
-
-  bool operator==(const ProcessMemory&) const = default;
-};
-
-struct NodeMemory {
-  Fact<Bytes> mem_total = Missing{};
-  Fact<Bytes> mem_available = Missing{};
-  Fact<Bytes> swap_total = Missing{};
-  Fact<Bytes> swap_free = Missing{};
-  Fact<Bytes> shmem = Missing{};
-
-  bool operator==(const NodeMemory&) const = default;
-};
-
-struct CgroupMemory {
-  int version = 0;           // 1 or 2
-  std::string path;          // as in /proc/PID/cgroup
-  Fact<Bytes> usage = Missing{};
-  Fact<std::optional<Bytes>> limit = Missing{};  // nullopt: no limit
-  Fact<Bytes> peak = Missing{};  // memory.peak / max_usage_in_bytes
-  Fact<std::uint64_t> oom_events = Missing{};
-  Fact<std::uint64_t> oom_kill = Missing{};
-  Fact<std::uint64_t> max_events = Missing{};  // v2 events "max" / v1 failcnt
-  Fact<Bytes> swap = Missing{};
-  Fact<Bytes> anon = Missing{};
-  Fact<Bytes> file = Missing{};
-  Fact<Bytes> shmem = Missing{};
-
-  bool operator==(const CgroupMemory&) const = default;
-};
-
-struct FilesystemUsage {
-  Bytes total = 0;
-  Bytes used = 0;
-  Bytes available = 0;
-
-  bool operator==(const FilesystemUsage&) const = default;
-};
+// The readings themselves are defined once, in model/memory.h.
+using model::CgroupMemory;
+using model::FilesystemUsage;
+using model::NodeMemory;
+using model::ProcessMemory;
 
 // One tick of the sampler.
 struct MemorySample {

@@ -2,11 +2,15 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "evidence/timeline.h"
 
 namespace ftdiag::evidence {
 
 namespace {
+
+constexpr std::size_t kRecentlySummarised = 4096;
 
 void raise_to(Fact<Bytes>& watermark, Bytes value) {
   if (!watermark.has_value() || value > watermark.value()) watermark = value;
@@ -18,36 +22,57 @@ void RunBuilder::add(const JournalRecord& record) {
   std::visit([this](const auto& r) { on(r); }, record);
 }
 
+void RunBuilder::add_problem(std::string problem) {
+  if (run_.journal_problems.size() < kMaxJournalProblems) {
+    run_.journal_problems.push_back(std::move(problem));
+  } else {
+    ++problems_left_out_;
+  }
+}
+
 void RunBuilder::on(const RunStarted& r) {
   run_.started = r;
   has_start_ = true;
 }
 
-ProcessEvidence& RunBuilder::process(int pid, double time) {
-  auto it = live_index_.find(pid);
-  if (it != live_index_.end()) return run_.processes[it->second];
-  // A death or sample for a pid never announced (the journal was cut, or the
-  // process lived and died between two scans): keep it rather than lose it.
-  ProcessEvidence p;
+void RunBuilder::on(const SupervisorNote& n) {
+  if (run_.notes.size() < kMaxNotes) {
+    run_.notes.push_back(n);
+  } else {
+    ++notes_left_out_;
+  }
+}
+
+ProcessEvidence* RunBuilder::find_process(int pid) {
+  if (auto it = live_.find(pid); it != live_.end()) return &it->second;
+  if (auto it = dead_index_.find(pid); it != dead_index_.end()) return &run_.processes[it->second];
+  return nullptr;
+}
+
+ProcessEvidence& RunBuilder::live_process(int pid, double time) {
+  if (auto it = live_.find(pid); it != live_.end()) return it->second;
+  // A record for a pid never announced (the journal was cut, or the process
+  // lived and died between two scans): keep it rather than lose it.
+  ProcessEvidence& p = live_[pid];
   p.pid = pid;
   p.first_seen = time;
   p.seen_by = "unannounced";
-  run_.processes.push_back(std::move(p));
-  live_index_[pid] = run_.processes.size() - 1;
-  return run_.processes.back();
+  return p;
 }
 
 void RunBuilder::on(const ProcessSeen& seen) {
-  auto it = live_index_.find(seen.pid);
-  if (it != live_index_.end() && !run_.processes[it->second].death) {
+  if (auto it = live_.find(seen.pid); it != live_.end()) {
     // exec: the same process with a new command line.
-    auto& p = run_.processes[it->second];
+    auto& p = it->second;
     if (!seen.argv.empty()) p.argv = seen.argv;
     if (!seen.comm.empty()) p.comm = seen.comm;
     if (!seen.nspid.empty()) p.nspid = seen.nspid;
     return;
   }
-  ProcessEvidence p;
+  // A new process, possibly reusing the pid of one that ended.
+  dead_index_.erase(seen.pid);
+  recently_summarised_.erase(seen.pid);
+  ProcessEvidence& p = live_[seen.pid];
   p.pid = seen.pid;
   p.ppid = seen.ppid;
   p.nspid = seen.nspid;
@@ -55,26 +80,81 @@ void RunBuilder::on(const ProcessSeen& seen) {
   p.comm = seen.comm;
   p.seen_by = seen.seen_by;
   p.first_seen = seen.time;
-  run_.processes.push_back(std::move(p));
-  live_index_[seen.pid] = run_.processes.size() - 1;
+}
+
+void RunBuilder::forget_rss(int pid) {
+  if (auto it = last_rss_.find(pid); it != last_rss_.end()) {
+    job_rss_ -= it->second;
+    last_rss_.erase(it);
+  }
 }
 
 void RunBuilder::on(const ProcessDied& died) {
-  auto& p = process(died.pid, died.time);
-  if (p.death) {
+  if (auto* p = find_process(died.pid); p && p->death) {
     // A second witness of the same death (netlink, then waitpid).
     for (const auto& w : died.witnesses) {
-      if (std::find(p.death->witnesses.begin(), p.death->witnesses.end(), w) == p.death->witnesses.end()) {
-        p.death->witnesses.push_back(w);
+      if (std::find(p->death->witnesses.begin(), p->death->witnesses.end(), w) == p->death->witnesses.end()) {
+        p->death->witnesses.push_back(w);
       }
     }
-    if (!p.death->status.has_value() && died.status.has_value()) p.death->status = died.status;
+    if (!p->death->status.has_value() && died.status.has_value()) p->death->status = died.status;
     return;
   }
-  p.death = died;
-  if (auto it = last_rss_.find(died.pid); it != last_rss_.end()) {
-    job_rss_ -= it->second;
-    last_rss_.erase(it);
+  if (!live_.count(died.pid) && recently_summarised_.count(died.pid)) return;  // late witness of a summarised death
+  live_process(died.pid, died.time).death = died;
+  forget_rss(died.pid);
+  retire(died.pid);
+}
+
+bool RunBuilder::keep_whole(const ProcessEvidence& p) const {
+  const auto& status = p.death->status;
+  const bool ended_badly = !status || status->signal || status->exit_code.value_or(0) != 0;
+  if (p.pid == run_.started.job_pid) return true;
+  // Deaths by a signal are what verdicts are made of: kept past the cap too,
+  // up to twice it (a fork bomb of killed processes is summarised beyond).
+  if (status && status->signal) return run_.processes.size() < 2 * kMaxKeptProcesses;
+  if (run_.processes.size() >= kMaxKeptProcesses) return false;
+  return ended_badly || p.death->time - p.first_seen >= kLongLivedSeconds;
+}
+
+void RunBuilder::summarise(const ProcessEvidence& p) {
+  std::string command = !p.comm.empty() ? p.comm : (!p.argv.empty() ? p.argv.front() : "(unknown)");
+  auto it = summary_index_.find(command);
+  if (it == summary_index_.end()) {
+    if (summary_index_.size() >= kMaxSummaryCommands) command = "(other commands)";
+    it = summary_index_.find(command);
+    if (it == summary_index_.end()) {
+      it = summary_index_.emplace(command, run_.process_summary.size()).first;
+      run_.process_summary.push_back(ProcessSummary{.command = command, .first_seen = p.first_seen});
+    }
+  }
+  auto& s = run_.process_summary[it->second];
+  ++s.count;
+  const auto& status = p.death->status;
+  if (!status || status->signal) ++s.killed_by_signal;
+  else if (status->exit_code.value_or(0) != 0) ++s.exit_nonzero;
+  s.first_seen = std::min(s.first_seen, p.first_seen);
+  s.last_end = std::max(s.last_end, p.death->time);
+  s.longest_life_s = std::max(s.longest_life_s, p.death->time - p.first_seen);
+  const Bytes peak = std::max(p.peak_rss.value_or(0), p.vm_hwm.value_or(0));
+  if (p.peak_rss || p.vm_hwm) raise_to(s.peak_rss, peak);
+}
+
+// Moves an ended process out of the live set: into the kept list, or into
+// its command's summary.
+void RunBuilder::retire(int pid) {
+  auto node = live_.extract(pid);
+  ProcessEvidence& p = node.mapped();
+  if (keep_whole(p)) {
+    dead_index_[pid] = run_.processes.size();
+    run_.processes.push_back(std::move(p));
+    return;
+  }
+  summarise(p);
+  if (recently_summarised_.insert(pid).second) summarised_order_.push_back(pid);
+  while (summarised_order_.size() > kRecentlySummarised) {
+    recently_summarised_.erase(summarised_order_.front());
+    summarised_order_.pop_front();
   }
 }
 
@@ -119,10 +199,21 @@ void RunBuilder::on(const MemorySample& s) {
   point.cgroup_usage = s.cgroup ? s.cgroup->usage : Fact<Bytes>(s.cgroup.missing());
   point.dev_shm_used = s.dev_shm ? Fact<Bytes>(s.dev_shm->used) : Fact<Bytes>(s.dev_shm.missing());
   for (const auto& reading : s.processes) {
-    auto& p = process(reading.pid, s.time);
+    if (!live_.count(reading.pid)) {
+      // A reading taken just before the death was recorded: it belongs to
+      // the ended process, kept or summarised, never to a new one.
+      if (recently_summarised_.count(reading.pid)) continue;
+      if (auto it = dead_index_.find(reading.pid); it != dead_index_.end()) {
+        auto& dead = run_.processes[it->second];
+        dead.last_sample = reading;
+        if (reading.vm_hwm) dead.vm_hwm = reading.vm_hwm;
+        continue;
+      }
+    }
+    auto& p = live_process(reading.pid, s.time);
     p.last_sample = reading;
     if (reading.vm_hwm) p.vm_hwm = reading.vm_hwm;
-    if (reading.rss && !p.death) {
+    if (reading.rss) {
       raise_to(p.peak_rss, reading.rss.value());
       Bytes& last = last_rss_[reading.pid];
       job_rss_ = job_rss_ - last + reading.rss.value();
@@ -148,15 +239,25 @@ void RunBuilder::on(const MemorySample& s) {
 
 RunEvidence RunBuilder::finish(std::string directory) && {
   run_.directory = std::move(directory);
+  for (auto& [pid, p] : live_) run_.processes.push_back(std::move(p));
+  live_.clear();
+  std::stable_sort(run_.processes.begin(), run_.processes.end(),
+                   [](const ProcessEvidence& a, const ProcessEvidence& b) { return a.first_seen < b.first_seen; });
   if (run_.ended) {
     run_.job_status = run_.ended->job_status;
-  } else if (auto it = live_index_.find(run_.started.job_pid);
-             it != live_index_.end() && run_.processes[it->second].death) {
-    run_.job_status = run_.processes[it->second].death->status;
   } else {
-    run_.job_status = Missing{MissingReason::not_present,
-                              "the journal ends before the job did (ftdiag was killed, or the job still runs)"};
+    auto job = std::find_if(run_.processes.begin(), run_.processes.end(), [&](const ProcessEvidence& p) {
+      return p.pid == run_.started.job_pid && p.death;
+    });
+    if (job != run_.processes.end()) {
+      run_.job_status = job->death->status;
+    } else {
+      run_.job_status = Missing{MissingReason::not_present,
+                                "the journal ends before the job did (ftdiag was killed, or the job still runs)"};
+    }
   }
+  if (notes_left_out_) run_.notes.push_back({run_.notes.back().time, fmt::format("{} more note(s) left out", notes_left_out_)});
+  if (problems_left_out_) run_.journal_problems.push_back(fmt::format("{} more damaged line(s) left out", problems_left_out_));
   run_.timeline = downsample_timeline(std::move(run_.timeline), kTimelineMaxPoints, kTimelineFullResolutionTail);
   return std::move(run_);
 }

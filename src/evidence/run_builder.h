@@ -1,23 +1,46 @@
 // Folds the records of one journal into a RunEvidence: the processes with
 // their deaths, the memory watermarks and the timeline. Aggregation only:
 // nothing here decides a cause.
+//
+// Memory is bounded by the shape of the job, not by its length or churn:
+// live processes are kept by pid; when one ends it is kept whole if it
+// matters (the job itself, a death by a signal, a failure or an unknown end,
+// a long life such as a rank's or a worker's), else counted into a summary
+// per command. The timeline is downsampled as it grows; notes and problems
+// are capped with a count of what was left out.
+//
+// The same builder runs live inside `ftdiag run` (fed each record as it is
+// journaled) and post-mortem on a journal read back, so both give the same
+// evidence and the same verdict.
 #pragma once
 
+#include <deque>
+#include <map>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "evidence/document.h"
 #include "evidence/records.h"
 
 namespace ftdiag::evidence {
 
+// A process that ran at least this long is kept whole even when it exited 0.
+inline constexpr double kLongLivedSeconds = 10.0;
+// Caps on what is kept one by one; past them, processes are summarised.
+inline constexpr std::size_t kMaxKeptProcesses = 20000;
+inline constexpr std::size_t kMaxSummaryCommands = 1000;
+inline constexpr std::size_t kMaxNotes = 1000;
+inline constexpr std::size_t kMaxJournalProblems = 100;
+
 class RunBuilder {
  public:
   void add(const JournalRecord& record);
-  void add_problem(std::string problem) { run_.journal_problems.push_back(std::move(problem)); }
+  void add_problem(std::string problem);
   bool has_start() const { return has_start_; }
 
-  // Completes the run: the job's status, the downsampled timeline.
+  // Completes the run: the job's status, the downsampled timeline, the
+  // processes in order of first sight.
   RunEvidence finish(std::string directory) &&;
 
  private:
@@ -25,19 +48,34 @@ class RunBuilder {
   void on(const ProcessSeen& p);
   void on(const ProcessDied& d);
   void on(const MemorySample& s);
-  void on(const SupervisorNote& n) { run_.notes.push_back(n); }
+  void on(const SupervisorNote& n);
   void on(const RunEnded& e) { run_.ended = e; }
-  ProcessEvidence& process(int pid, double time);
+  ProcessEvidence* find_process(int pid);
+  ProcessEvidence& live_process(int pid, double time);
+  void retire(int pid);
+  bool keep_whole(const ProcessEvidence& p) const;
+  void summarise(const ProcessEvidence& p);
+  void forget_rss(int pid);
   void add_to_node_watermarks(const MemorySample& s);
   void add_to_cgroup_watermarks(const MemorySample& s);
 
   RunEvidence run_;
   bool has_start_ = false;
-  std::unordered_map<int, std::size_t> live_index_;  // pid -> index of its current process
+  std::unordered_map<int, ProcessEvidence> live_;  // pid -> process not yet ended
+  // pid -> index in run_.processes of its latest kept death, so a second
+  // witness of the same death (netlink, then waitpid) merges into it.
+  std::unordered_map<int, std::size_t> dead_index_;
+  // Pids of recently summarised deaths, oldest first: a late witness of one
+  // of them must not resurrect it as an unannounced process.
+  std::unordered_set<int> recently_summarised_;
+  std::deque<int> summarised_order_;
+  std::map<std::string, std::size_t> summary_index_;  // command -> index in run_.process_summary
   // The last RSS written for each live process: samples carry only the
   // processes whose memory moved, so the job's total is kept as a running sum.
   std::unordered_map<int, Bytes> last_rss_;
   Bytes job_rss_ = 0;
+  std::uint64_t notes_left_out_ = 0;
+  std::uint64_t problems_left_out_ = 0;
 };
 
 }  // namespace ftdiag::evidence

@@ -148,14 +148,14 @@ void extract_curve(const RunEvidence& run, const std::string& at, double end_tim
 }  // namespace
 
 void extract_memory_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts) {
-  if (document.runs.empty()) return;
-  const std::size_t r = incident ? incident->run : 0;
-  const auto& run = document.runs[r];
-  const auto at = fmt::format("/runs/{}", r);
-  const std::optional<double> incident_time = incident ? std::optional<double>(incident->time) : std::nullopt;
+  const auto focus = focus_run(document, incident);
+  if (!focus) return;
+  const auto& run = evidence::run_at(document, *focus);
+  const auto at = focus->pointer();
+  const std::optional<double> incident_time = incident ? incident->time : std::nullopt;
   extract_cgroup(run, at, incident_time, facts);
   extract_node(run, at, incident_time, facts);
-  const double end_time = incident ? incident->time : (run.ended ? run.ended->time : run.started.time);
+  const double end_time = incident_time ? *incident_time : (run.ended ? run.ended->time : run.started.time);
   extract_curve(run, at, end_time, facts);
 }
 

@@ -38,10 +38,10 @@ void extract_phase_at(const evidence::RunEvidence& run, const std::string& at, d
 }  // namespace
 
 void extract_phase_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts) {
-  if (document.runs.empty()) return;
-  const std::size_t r = incident ? incident->run : 0;
-  const auto& run = document.runs[r];
-  const auto at = fmt::format("/runs/{}", r);
+  const auto focus = focus_run(document, incident);
+  if (!focus) return;
+  const auto& run = evidence::run_at(document, *focus);
+  const auto at = focus->pointer();
   if (!run.console.readable) {
     for (const char* name : {"phase.at_death", "phase.checkpoint_saves_before", "console.tail", "console.lines"}) {
       facts.set_missing(name, run.console.readable.missing());
@@ -56,7 +56,7 @@ void extract_phase_facts(const evidence::EvidenceDocument& document, const std::
     text += '\n';
   }
   facts.set("console.tail", std::move(text), at + "/console/tail");
-  if (incident) extract_phase_at(run, at, incident->time, facts);
+  if (incident && incident->time) extract_phase_at(run, at, *incident->time, facts);
 }
 
 }  // namespace ftdiag::facts

@@ -1,26 +1,48 @@
 // The incident: the death that started the end of the job. Everything else
 // (the launcher tearing down the other ranks, NCCL timeouts on survivors) is
 // judged relative to it.
+//
+// It can be decided by any source: a death recorded in a journal (with its
+// wait status), a kernel record (an OOM kill names its victim and signal),
+// or a log event (a launcher's "exits with return code = -9"). The fact
+// death.source says which.
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "evidence/document.h"
 
 namespace ftdiag::facts {
 
+enum class IncidentSource { journal, kernel, log };
+std::string_view to_string(IncidentSource source);
+
 struct Incident {
-  std::size_t run = 0;                  // index into document.runs
-  std::optional<std::size_t> process;   // index into that run's processes; none: only the job status is known
-  double time = 0;                      // when it happened (seconds since the epoch)
+  IncidentSource source = IncidentSource::journal;
+  // The run it is judged in: the run of a journal death; for a kernel record
+  // or log event, the host's first run when the job was watched by ftdiag.
+  std::optional<evidence::RunRef> run;
+  std::optional<std::size_t> process;  // index into that run's processes (journal deaths)
+  std::string pointer;                 // JSON pointer to the deciding record
+  std::optional<double> time;          // unknown for a log line without a timestamp
   evidence::ExitStatus status;
+  // The kernel record or log event that decided it (not owned: points into
+  // the document the incident was found in).
+  const evidence::LogEvent* event = nullptr;
 };
 
-// The earliest death by a signal anywhere in the job's tree; failing that,
-// the first run whose job exited non-zero. A child that merely exited
-// non-zero (a shell's `which`, a failed probe) is not an incident: what ends
-// a job abruptly is a signal, and a clean failure shows in the job's code.
+// The earliest death by a signal in any run's tree; failing that, the
+// earliest kernel record or log event that reports a process killed by a
+// signal (time-stamped ones by time, the others in file order after them);
+// failing that, the first run whose job exited non-zero. A child that merely
+// exited non-zero (a shell's `which`) is not an incident: what ends a job
+// abruptly is a signal, and a clean failure shows in the job's code.
 // None when every run ended well or nothing is known.
 std::optional<Incident> find_incident(const evidence::EvidenceDocument& document);
+
+// The run an extraction looks at: the incident's, else the first one.
+std::optional<evidence::RunRef> focus_run(const evidence::EvidenceDocument& document,
+                                          const std::optional<Incident>& incident);
 
 }  // namespace ftdiag::facts

@@ -33,23 +33,6 @@ evidence::NodeMemory node_memory(const collect::SystemRoots& roots) {
           field(info, &M::shmem, "Shmem")};
 }
 
-evidence::CgroupMemory cgroup_memory(const collect::CgroupMemoryReading& r) {
-  evidence::CgroupMemory c;
-  c.version = r.version;
-  c.path = r.path;
-  c.usage = r.usage;
-  c.limit = r.limit;
-  c.peak = r.peak;
-  c.oom_events = r.oom_events;
-  c.oom_kill = r.oom_kill;
-  c.max_events = r.max_events;
-  c.swap = r.swap_usage;
-  c.anon = r.anon;
-  c.file = r.file;
-  c.shmem = r.shmem;
-  return c;
-}
-
 std::optional<evidence::ProcessMemory> process_memory(const collect::SystemRoots& roots, int pid) {
   auto status = collect::read_proc_status(roots, pid);
   if (!status) return std::nullopt;  // it ended since the last look; its death is recorded elsewhere
@@ -102,7 +85,7 @@ evidence::MemorySample MemorySampler::sample(const std::vector<int>& pids, doubl
   s.time = now;
   s.node = node_memory(roots_);
   if (cgroup_) {
-    s.cgroup = cgroup_memory(cgroup_->read());
+    s.cgroup = cgroup_->read();
   } else {
     s.cgroup = cgroup_missing_;
   }

@@ -12,8 +12,10 @@
 
 #include "evidence/background_sync.h"
 #include "evidence/console_log.h"
+#include "evidence/console_summary.h"
 #include "evidence/job_directory.h"
 #include "evidence/journal_writer.h"
+#include "evidence/run_builder.h"
 #include "supervise/memory_sampler.h"
 #include "supervise/output_relay.h"
 #include "supervise/proc_connector.h"
@@ -36,6 +38,7 @@ class Supervision {
         dir_(std::move(dir)),
         journal_(std::move(journal)),
         console_(std::move(console)),
+        console_summary_(options.phases),
         tracker_(options.roots, ::getpid()),
         sampler_(options.roots) {}
 
@@ -62,9 +65,13 @@ class Supervision {
   evidence::RunDirectory dir_;
   evidence::JournalWriter journal_;
   evidence::ConsoleLogWriter console_;
+  evidence::ConsoleSummary console_summary_;  // fed each console line as it is logged
   ProcessTracker tracker_;
   MemorySampler sampler_;
   evidence::RunStarted started_;
+  // Every journaled record is folded here as it is written, so the verdict
+  // at the end needs no read-back of the journal.
+  evidence::RunBuilder live_;
   std::unique_ptr<evidence::BackgroundSync> syncer_;  // started once the job is forked
 
   std::optional<ProcConnector> netlink_;

@@ -50,8 +50,10 @@ std::variant<SupervisedJob, SupervisorFailure> Supervision::run() {
   signal_fd_ = UniqueFd(::signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC));
   timer_fd_ = UniqueFd(::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
 
+  journal_.tee_into(&live_);
   prepare_mechanisms();
   started_.time = wall_clock_now();
+  started_.journal_format = evidence::kJournalFormat;
   started_.ftdiag_version = FTDIAG_VERSION;
   started_.host = host_name();
   started_.rank = rank_from_environment();
@@ -85,7 +87,10 @@ std::variant<SupervisedJob, SupervisorFailure> Supervision::run() {
 
   event_loop();
   finish();
-  return SupervisedJob{*job_status_, dir_.path()};
+  journal_.tee_into(nullptr);
+  auto run = std::move(live_).finish(dir_.path().filename().string());
+  run.console = std::move(console_summary_).finish();
+  return SupervisedJob{*job_status_, dir_.path(), std::move(run)};
 }
 
 std::variant<SupervisedJob, SupervisorFailure> supervise(const SupervisorOptions& options) {

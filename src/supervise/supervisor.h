@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "collect/system_roots.h"
+#include "evidence/document.h"
+#include "evidence/phase_table.h"
 #include "evidence/exit_status.h"
 
 namespace ftdiag::supervise {
@@ -20,11 +22,15 @@ struct SupervisorOptions {
   // Test and benchmark switch: pretend the process connector is unavailable,
   // so the /proc scanning fallback is exercised on machines that have it.
   bool disable_netlink = false;
+  // Training-phase patterns for the live console summary (not owned; null:
+  // phases stay unknown).
+  const evidence::PhaseTable* phases = nullptr;
 };
 
 struct SupervisedJob {
   evidence::ExitStatus status;
   std::filesystem::path run_dir;
+  evidence::RunEvidence run;  // what the journal holds, folded as it was written
 };
 
 // Why the job could not be supervised at all. `exit_code` follows the

@@ -50,7 +50,7 @@ TEST_CASE("CgroupV1Memory: every field after an OOM kill") {
   CHECK(r.anon == Fact<std::uint64_t>(104525824ULL));
   CHECK(r.file == Fact<std::uint64_t>(4096ULL));
   CHECK(r.shmem == Fact<std::uint64_t>(0ULL));
-  CHECK(r.swap_usage == Fact<std::uint64_t>(0ULL));
+  CHECK(r.swap == Fact<std::uint64_t>(0ULL));
 }
 
 TEST_CASE("CgroupV1Memory: a pre-4.13 kernel without oom_kill, unlimited, removed files") {
@@ -66,8 +66,8 @@ TEST_CASE("CgroupV1Memory: a pre-4.13 kernel without oom_kill, unlimited, remove
   REQUIRE(r.limit);
   CHECK_FALSE(r.limit.value().has_value());  // unlimited
   CHECK(r.anon == Fact<std::uint64_t>(8192ULL));  // no total_* keys: the local ones
-  REQUIRE_FALSE(r.swap_usage);
-  CHECK(r.swap_usage.missing().reason == MissingReason::unsupported);
+  REQUIRE_FALSE(r.swap);
+  CHECK(r.swap.missing().reason == MissingReason::unsupported);
   REQUIRE_FALSE(r.usage);
   CHECK(r.usage.missing().reason == MissingReason::not_present);
   std::filesystem::remove_all(dir);
@@ -88,7 +88,7 @@ TEST_CASE("locate_memory_cgroup + CgroupV2Memory: a pure v2 host after two OOM k
   CHECK(r.oom_events == Fact<std::uint64_t>(4ULL));
   CHECK(r.oom_kill == Fact<std::uint64_t>(2ULL));
   CHECK(r.max_events == Fact<std::uint64_t>(1873ULL));
-  CHECK(r.swap_usage == Fact<std::uint64_t>(0ULL));
+  CHECK(r.swap == Fact<std::uint64_t>(0ULL));
   CHECK(r.anon == Fact<std::uint64_t>(16508391424ULL));
   CHECK(r.file == Fact<std::uint64_t>(520093696ULL));
   CHECK(r.shmem == Fact<std::uint64_t>(268435456ULL));

@@ -104,3 +104,54 @@ TEST_CASE("downsampling keeps the extremes and the final stretch") {
   CHECK(dip);
   CHECK(downsample_timeline(std::vector<TimelinePoint>(5), 200, 50).size() == 5);
 }
+
+TEST_CASE("short-lived processes that ended normally are summarised per command, in bounded memory") {
+  RunBuilder builder;
+  RunStarted start;
+  start.job_pid = 10;
+  builder.add(start);
+  builder.add(ProcessSeen{0.0, 10, 1, {10}, {"bash", "loop.sh"}, "bash", 1u, "spawn"});
+  constexpr int kHelpers = 220000;
+  for (int i = 0; i < kHelpers; ++i) {
+    const int pid = 1000 + i % 30000;  // pids are reused, as on a real host
+    const double t = 1 + i * 0.001;
+    builder.add(ProcessSeen{t, pid, 10, {pid}, {"/usr/bin/true"}, "true", std::nullopt, "netlink-fork"});
+    builder.add(ProcessDied{t + 0.0005, pid, ExitStatus::exited(0), {"netlink"}});
+    // The subreaper's late witness of the same death must not resurrect it.
+    builder.add(ProcessDied{t + 0.0006, pid, ExitStatus::exited(0), {"subreaper"}});
+  }
+  // A worker killed by a signal and a failing helper are kept whole.
+  builder.add(ProcessSeen{300, 77, 10, {77}, {"python", "worker"}, "python", std::nullopt, "netlink-fork"});
+  builder.add(ProcessDied{301, 77, ExitStatus::killed(SIGKILL), {"netlink"}});
+  builder.add(ProcessSeen{302, 78, 10, {78}, {"which", "nvcc"}, "which", std::nullopt, "netlink-fork"});
+  builder.add(ProcessDied{302.1, 78, ExitStatus::exited(1), {"netlink"}});
+  builder.add(RunEnded{400, ExitStatus::exited(0)});
+  RunEvidence run = std::move(builder).finish("x");
+
+  REQUIRE(run.process_summary.size() == 1);
+  CHECK(run.process_summary[0].command == "true");
+  CHECK(run.process_summary[0].count == kHelpers);
+  CHECK(run.process_summary[0].exit_nonzero == 0);
+  CHECK(run.process_summary[0].longest_life_s == doctest::Approx(0.0005));
+  // The job, the killed worker and the failed helper; none of the helpers.
+  REQUIRE(run.processes.size() == 3);
+  CHECK(run.processes[0].pid == 10);
+  CHECK(run.processes[1].pid == 77);
+  CHECK(run.processes[1].death->status.value() == ExitStatus::killed(SIGKILL));
+  CHECK(run.processes[2].comm == "which");
+  for (const auto& p : run.processes) CHECK(p.seen_by != "unannounced");
+}
+
+TEST_CASE("long-lived processes that exited normally are kept: they are ranks and workers") {
+  RunBuilder builder;
+  RunStarted start;
+  start.job_pid = 10;
+  builder.add(start);
+  builder.add(ProcessSeen{0, 10, 1, {10}, {"torchrun"}, "torchrun", 1u, "spawn"});
+  builder.add(ProcessSeen{1, 11, 10, {11}, {"python", "train.py"}, "python", 2u, "netlink-fork"});
+  builder.add(ProcessDied{1 + kLongLivedSeconds + 1, 11, ExitStatus::exited(0), {"netlink"}});
+  RunEvidence run = std::move(builder).finish("x");
+  REQUIRE(run.processes.size() == 2);
+  CHECK(run.processes[1].pid == 11);
+  CHECK(run.process_summary.empty());
+}

@@ -88,10 +88,11 @@ inline evidence::PhaseStretch stretch(std::string phase, double first_at, std::s
   return evidence::PhaseStretch{std::move(phase), kStart + first_at, kStart + first_at + 1, 2, std::move(first_line)};
 }
 
+// One host holding the runs.
 inline evidence::EvidenceDocument document_of(std::vector<evidence::RunEvidence> runs) {
   evidence::EvidenceDocument d;
   d.generator = "ftdiag test";
-  d.runs = std::move(runs);
+  d.hosts.push_back(evidence::HostEvidence{.name = "node01", .runs = std::move(runs)});
   return d;
 }
 

@@ -33,7 +33,7 @@ TEST_CASE("cgroup facts: OOM counters count only what happened during the run") 
   const FactSet facts = extract_facts(document_of({limited_run()}));
   CHECK(value_of<std::int64_t>(facts, "cgroup.oom_kill") == 3);
   CHECK(value_of<std::int64_t>(facts, "cgroup.oom_events") == 0);
-  CHECK(facts.get("cgroup.oom_kill").pointer == "/runs/0/memory/cgroup/oom_kill");
+  CHECK(facts.get("cgroup.oom_kill").pointer == "/hosts/0/runs/0/memory/cgroup/oom_kill");
   CHECK(value_of<std::int64_t>(facts, "cgroup.version") == 2);
 }
 
@@ -44,7 +44,7 @@ TEST_CASE("cgroup facts: peak and usage before the death as ratios of the limit"
   CHECK(value_of<double>(facts, "cgroup.peak_ratio") == doctest::Approx(0.95));
   // The last sample at or before the death (20 s), not the one after it.
   CHECK(value_of<double>(facts, "cgroup.usage_before_death_ratio") == doctest::Approx(0.9));
-  CHECK(facts.get("cgroup.peak_ratio").pointer == "/runs/0/memory/cgroup_peak_bytes");
+  CHECK(facts.get("cgroup.peak_ratio").pointer == "/hosts/0/runs/0/memory/cgroup_peak_bytes");
 }
 
 TEST_CASE("cgroup facts: without a limit the ratios are missing with the reason") {

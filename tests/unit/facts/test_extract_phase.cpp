@@ -30,7 +30,7 @@ TEST_CASE("phase facts: the last stretch that started before the incident") {
   CHECK(value_of<std::string>(facts, "phase.at_death_line") == "Saving model checkpoint to /out/checkpoint-200");
   CHECK(value_of<double>(facts, "phase.at_death_age") == doctest::Approx(5));
   CHECK(value_of<std::int64_t>(facts, "phase.checkpoint_saves_before") == 2);
-  CHECK(facts.get("phase.at_death").pointer == "/runs/0/console/phases/4/phase");
+  CHECK(facts.get("phase.at_death").pointer == "/hosts/0/runs/0/console/phases/4/phase");
 }
 
 TEST_CASE("phase facts: a death during training between two saves") {

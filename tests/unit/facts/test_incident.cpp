@@ -28,14 +28,17 @@ TEST_CASE("incident: the earliest death by a signal, not an earlier non-zero exi
   const auto document = document_of({oom_run()});
   const auto incident = find_incident(document);
   REQUIRE(incident);
-  CHECK(incident->run == 0);
+  REQUIRE(incident->run);
+  CHECK(incident->run->run == 0);
+  CHECK(incident->source == IncidentSource::journal);
   CHECK(incident->process == std::optional<std::size_t>(1));
-  CHECK(incident->time == doctest::Approx(kStart + 50));
+  REQUIRE(incident->time);
+  CHECK(*incident->time == doctest::Approx(kStart + 50));
   CHECK(incident->status == ExitStatus::killed(SIGKILL));
 
   const FactSet facts = extract_facts(document);
   CHECK(value_of<std::int64_t>(facts, "death.signal") == SIGKILL);
-  CHECK(facts.get("death.signal").pointer == "/runs/0/processes/1/death/status");
+  CHECK(facts.get("death.signal").pointer == "/hosts/0/runs/0/processes/1/death/status");
   CHECK(missing_reason(facts, "death.exit_code").find("signal") != std::string::npos);
   CHECK(value_of<std::int64_t>(facts, "death.pid") == 101);
   CHECK(value_of<double>(facts, "death.after") == doctest::Approx(50));
@@ -60,12 +63,13 @@ TEST_CASE("incident: the earliest across runs") {
   const auto document = document_of({rank0, rank1});
   const auto incident = find_incident(document);
   REQUIRE(incident);
-  CHECK(incident->run == 1);
+  REQUIRE(incident->run);
+  CHECK(incident->run->run == 1);
   const FactSet facts = extract_facts(document);
   CHECK(value_of<std::int64_t>(facts, "death.signal") == SIGSEGV);
   CHECK(value_of<bool>(facts, "death.core_dumped"));
   CHECK(value_of<bool>(facts, "death.is_job"));
-  CHECK(facts.get("death.pid").pointer == "/runs/1/processes/0/pid");
+  CHECK(facts.get("death.pid").pointer == "/hosts/0/runs/1/processes/0/pid");
   CHECK(value_of<std::int64_t>(facts, "job.signal") == SIGSEGV);
   CHECK(value_of<std::int64_t>(facts, "job.runs") == 2);
   // rank 0's worker (SIGKILL, 20 s later) counts as torn down after it.
@@ -81,7 +85,8 @@ TEST_CASE("incident: falls back to the job's non-zero exit") {
   const auto incident = find_incident(document);
   REQUIRE(incident);
   CHECK(incident->process == std::optional<std::size_t>(1));
-  CHECK(incident->time == doctest::Approx(kStart + 20));
+  REQUIRE(incident->time);
+  CHECK(*incident->time == doctest::Approx(kStart + 20));
 
   const FactSet facts = extract_facts(document);
   CHECK(value_of<std::int64_t>(facts, "death.exit_code") == 2);

@@ -146,18 +146,18 @@ TEST_CASE("engine: the scope is the first choice that holds") {
 
 TEST_CASE("engine: evidence cites the facts that held with their JSON pointers and units") {
   facts::FactSet facts;
-  facts.set("death.signal", std::int64_t{9}, "/runs/0/processes/2/death/status");
-  facts.set("cgroup.peak_ratio", 0.97, "/runs/0/memory/cgroup_peak_bytes");
+  facts.set("death.signal", std::int64_t{9}, "/hosts/0/runs/0/processes/2/death/status");
+  facts.set("cgroup.peak_ratio", 0.97, "/hosts/0/runs/0/memory/cgroup_peak_bytes");
   const Rule r = rule("r", "container-oom", 0.8, all({kSigkill, cmp("cgroup.peak_ratio", Condition::Op::gte, 0.9)}));
   const Judgement j = judge({r}, facts);
   REQUIRE(j.findings.size() == 1);
   const auto& evidence = j.findings[0].evidence;
   REQUIRE(evidence.size() == 2);
   CHECK(evidence[0].fact == "cgroup.peak_ratio");
-  CHECK(evidence[0].pointer == "/runs/0/memory/cgroup_peak_bytes");
+  CHECK(evidence[0].pointer == "/hosts/0/runs/0/memory/cgroup_peak_bytes");
   CHECK(evidence[0].display == "97%");
   CHECK(evidence[1].fact == "death.signal");
-  CHECK(evidence[1].pointer == "/runs/0/processes/2/death/status");
+  CHECK(evidence[1].pointer == "/hosts/0/runs/0/processes/2/death/status");
   CHECK(evidence[1].display == "SIGKILL (9)");
   CHECK(std::get<std::int64_t>(evidence[1].value) == 9);
 }

@@ -1,0 +1,49 @@
+// A collector gathers one kind of evidence into the evidence document. It
+// names the sources it reads and the section it fills, says when it cannot
+// (a CollectorReport whose outcome is Missing with the reason — never
+// silently), and runs live (`ftdiag run`), post-mortem (`ftdiag analyze`) or
+// both. Collectors gather; they never judge (that is src/rules/).
+//
+// The list of collectors is explicit code: registry.cpp.
+#pragma once
+
+#include <filesystem>
+#include <string_view>
+#include <vector>
+
+#include "evidence/document.h"
+
+namespace ftdiag::evidence {
+class PhaseTable;
+}
+
+namespace ftdiag::collectors {
+
+enum class Mode { live, post_mortem, both };
+
+// What every collector may use, shared by one collection.
+struct CollectContext {
+  const evidence::PhaseTable* phases = nullptr;  // training-phase patterns; null: phases stay unknown
+};
+
+class Collector {
+ public:
+  virtual ~Collector() = default;
+
+  virtual std::string_view name() const = 0;
+  // Where in the document its evidence goes, e.g. "hosts[].runs".
+  virtual std::string_view section() const = 0;
+  virtual Mode mode() const = 0;
+
+  // Post-mortem: whether PATH (a file or a directory) holds something this
+  // collector reads. Cheap (names, stat, a few bytes) and never throws.
+  virtual bool recognises(const std::filesystem::path& path) const = 0;
+
+  // Reads what it recognised under PATH into `document`. Never throws; what
+  // could not be read is in the report's outcome and in the evidence itself
+  // (a Missing with the reason, a journal problem).
+  virtual evidence::CollectorReport collect(const std::filesystem::path& path, const CollectContext& context,
+                                            evidence::EvidenceDocument& document) const = 0;
+};
+
+}  // namespace ftdiag::collectors

@@ -1,0 +1,39 @@
+#include "collectors/journal_collector.h"
+
+#include "evidence/job_directory.h"
+#include "evidence/job_reader.h"
+
+namespace ftdiag::collectors {
+
+namespace fs = std::filesystem;
+
+bool JournalCollector::recognises(const fs::path& path) const { return evidence::is_job_directory(path); }
+
+evidence::CollectorReport JournalCollector::collect(const fs::path& path, const CollectContext& context,
+                                                    evidence::EvidenceDocument& document) const {
+  evidence::CollectorReport report{.name = std::string(name()), .section = std::string(section())};
+  auto run_dirs = evidence::find_run_directories(path);
+  if (!run_dirs) {
+    report.outcome = run_dirs.missing();
+    return report;
+  }
+  for (const auto& dir : run_dirs.value()) {
+    report.sources.push_back((dir / evidence::kJournalFileName).string());
+    auto run = evidence::read_run_directory(dir, context.phases);
+    if (!run) {
+      // Kept as a run with its problem: a rank whose journal cannot be read
+      // is itself worth telling.
+      evidence::RunEvidence unreadable;
+      unreadable.directory = dir.filename().string();
+      unreadable.journal_problems.push_back(run.missing().detail);
+      unreadable.job_status = run.missing();
+      evidence::host_named(document, "").runs.push_back(std::move(unreadable));
+      continue;
+    }
+    const std::string host = run->started.host;
+    evidence::host_named(document, host).runs.push_back(std::move(run).value());
+  }
+  return report;
+}
+
+}  // namespace ftdiag::collectors

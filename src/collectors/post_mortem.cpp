@@ -1,0 +1,67 @@
+#include "collectors/post_mortem.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+
+#include <fmt/format.h>
+
+namespace ftdiag::collectors {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// "does not exist" and "cannot be read" are different problems with
+// different fixes; say which.
+Fact<bool> check_path(const fs::path& path) {
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory) return missing_from_errno(ec.value(), "stat " + path.string());
+  if (!fs::exists(status)) return Missing{MissingReason::not_present, path.string() + " does not exist"};
+  if (::access(path.c_str(), R_OK) != 0) return missing_from_errno(errno, "read " + path.string());
+  return true;
+}
+
+std::string describe_paths(const std::vector<fs::path>& paths) {
+  std::string out;
+  for (const auto& p : paths) out += (out.empty() ? "" : ", ") + p.string();
+  return out;
+}
+
+}  // namespace
+
+Fact<evidence::EvidenceDocument> collect_post_mortem(const std::vector<fs::path>& paths, const CollectContext& context,
+                                                     const std::vector<const Collector*>& collectors) {
+  evidence::EvidenceDocument document;
+  document.generator = fmt::format("ftdiag {}", FTDIAG_VERSION);
+  bool recognised = false;
+  for (const auto& path : paths) {
+    if (auto ok = check_path(path); !ok) return ok.missing();
+    document.sources.push_back(path.string());
+    for (const auto* collector : collectors) {
+      if (!collector->recognises(path)) continue;
+      recognised = true;
+      try {
+        document.collectors.push_back(collector->collect(path, context, document));
+      } catch (const std::exception& e) {
+        // A collector that fails must cost its own evidence only.
+        document.collectors.push_back({.name = std::string(collector->name()),
+                                       .section = std::string(collector->section()),
+                                       .sources = {path.string()},
+                                       .outcome = Missing{MissingReason::failed, e.what()}});
+      }
+    }
+  }
+  if (!recognised) {
+    std::string names;
+    for (const auto* c : collectors) names += (names.empty() ? "" : ", ") + std::string(c->name());
+    return Missing{MissingReason::not_present,
+                   fmt::format("nothing under {} is evidence ftdiag can read (looked for: {}); "
+                               "give a job directory written by `ftdiag run`, or one of its run folders",
+                               describe_paths(paths), names)};
+  }
+  return document;
+}
+
+}  // namespace ftdiag::collectors

@@ -1,0 +1,44 @@
+// What the evidence keeps of a console: the line count, the last lines and
+// the stretches of lines that mark a training phase. Fed line by line, in
+// bounded memory, by the journal reader (from console.log) and live by the
+// supervisor (from the output relay), so both build the same ConsoleEvidence.
+#pragma once
+
+#include <deque>
+#include <vector>
+#include <string_view>
+
+#include "evidence/document.h"
+
+namespace ftdiag::evidence {
+
+inline constexpr std::size_t kConsoleTailLines = 200;
+inline constexpr std::size_t kMaxPhaseStretches = 1000;
+inline constexpr std::size_t kMaxMarkerText = 500;
+
+class PhaseTable;
+
+class ConsoleSummary {
+ public:
+  // `phases` (not owned, may be null: phases then stay unknown) must outlive this.
+  explicit ConsoleSummary(const PhaseTable* phases) : phases_(phases) {}
+
+  void add(double time, char stream, std::string_view text);
+  // A line of console.log that did not parse: counted, not kept.
+  void count_unparsed() { ++line_count_; }
+
+  ConsoleEvidence finish() &&;
+
+ private:
+  void note_phase(std::string_view phase, double time, std::string_view text);
+
+  const PhaseTable* phases_;
+  std::uint64_t line_count_ = 0;
+  // The last lines, as a ring whose strings keep their capacity: the live
+  // relay feeds every line of the job's output through here.
+  std::vector<ConsoleLine> tail_;
+  std::size_t tail_next_ = 0;
+  std::deque<PhaseStretch> stretches_;
+};
+
+}  // namespace ftdiag::evidence

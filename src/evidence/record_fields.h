@@ -1,0 +1,115 @@
+// The field tables (fields.h) of the journal records and the memory
+// readings: their JSON keys, declared once. docs/evidence.md documents them.
+#pragma once
+
+#include "evidence/fields.h"
+#include "evidence/records.h"
+
+namespace ftdiag::evidence {
+
+template <>
+struct Fields<ProcessMemory> {
+  using T = ProcessMemory;
+  static constexpr auto list = std::tuple{
+      field("pid", &T::pid, required),          field("rss_bytes", &T::rss),
+      field("rss_anon_bytes", &T::rss_anon),    field("rss_file_bytes", &T::rss_file),
+      field("rss_shmem_bytes", &T::rss_shmem),  field("vm_hwm_bytes", &T::vm_hwm),
+      field("swap_bytes", &T::swap)};
+};
+
+template <>
+struct Fields<NodeMemory> {
+  using T = NodeMemory;
+  static constexpr auto list = std::tuple{
+      field("mem_total_bytes", &T::mem_total),   field("mem_available_bytes", &T::mem_available),
+      field("swap_total_bytes", &T::swap_total), field("swap_free_bytes", &T::swap_free),
+      field("shmem_bytes", &T::shmem)};
+};
+
+template <>
+struct Fields<CgroupMemory> {
+  using T = CgroupMemory;
+  static constexpr auto list = std::tuple{
+      field("version", &T::version, required), field("path", &T::path, required),
+      field("usage_bytes", &T::usage),          field("limit_bytes", &T::limit),
+      field("peak_bytes", &T::peak),            field("oom_events", &T::oom_events),
+      field("oom_kill", &T::oom_kill),          field("max_events", &T::max_events),
+      field("swap_bytes", &T::swap),            field("anon_bytes", &T::anon),
+      field("file_bytes", &T::file),            field("shmem_bytes", &T::shmem),
+      field("under_oom", &T::under_oom)};
+};
+
+template <>
+struct Fields<FilesystemUsage> {
+  using T = FilesystemUsage;
+  static constexpr auto list = std::tuple{field("total_bytes", &T::total, required),
+                                          field("used_bytes", &T::used, required),
+                                          field("available_bytes", &T::available, required)};
+};
+
+template <>
+struct Fields<RunStarted> {
+  using T = RunStarted;
+  static constexpr auto list = std::tuple{
+      field("time", &T::time, required),
+      field("journal_format", &T::journal_format),
+      field("ftdiag_version", &T::ftdiag_version),
+      field("host", &T::host, required),
+      field("rank", &T::rank),
+      field("argv", &T::argv, required),
+      field("cwd", &T::cwd),
+      field("supervisor_pid", &T::supervisor_pid),
+      field("job_pid", &T::job_pid),
+      field("sample_interval_s", &T::sample_interval_s),
+      field("pseudo_terminal", &T::pseudo_terminal),
+      field("mechanisms", &T::mechanisms)};
+};
+
+template <>
+struct Fields<ProcessSeen> {
+  using T = ProcessSeen;
+  static constexpr auto list = std::tuple{
+      field("time", &T::time, required), field("pid", &T::pid, required), field("ppid", &T::ppid),
+      field("nspid", &T::nspid),         field("argv", &T::argv),         field("comm", &T::comm),
+      field("start_ticks", &T::start_ticks), field("seen_by", &T::seen_by)};
+};
+
+template <>
+struct Fields<ProcessDied> {
+  using T = ProcessDied;
+  static constexpr auto list = std::tuple{field("time", &T::time, required), field("pid", &T::pid, required),
+                                          field("status", &T::status), field("witnesses", &T::witnesses)};
+};
+
+template <>
+struct Fields<MemorySample> {
+  using T = MemorySample;
+  static constexpr auto list = std::tuple{
+      field("time", &T::time, required), field("node", &T::node, required), field("cgroup", &T::cgroup),
+      field("dev_shm", &T::dev_shm),     field("processes", &T::processes, required)};
+};
+
+template <>
+struct Fields<SupervisorNote> {
+  using T = SupervisorNote;
+  static constexpr auto list = std::tuple{field("time", &T::time, required), field("what", &T::what, required)};
+};
+
+template <>
+struct Fields<RunEnded> {
+  using T = RunEnded;
+  static constexpr auto list = std::tuple{field("time", &T::time, required),
+                                          field("job_status", &T::job_status, required)};
+};
+
+// The "type" each record carries on its journal line.
+template <class Record>
+constexpr std::string_view record_type();
+template <> constexpr std::string_view record_type<RunStarted>() { return "run"; }
+template <> constexpr std::string_view record_type<ProcessSeen>() { return "process"; }
+template <> constexpr std::string_view record_type<ProcessDied>() { return "death"; }
+template <> constexpr std::string_view record_type<MemorySample>() { return "sample"; }
+template <> constexpr std::string_view record_type<SupervisorNote>() { return "note"; }
+template <> constexpr std::string_view record_type<RunEnded>() { return "end"; }
+
+}  // namespace ftdiag::evidence
