@@ -34,6 +34,9 @@ class Collector {
   // Where in the document its evidence goes, e.g. "hosts[].runs".
   virtual std::string_view section() const = 0;
   virtual Mode mode() const = 0;
+  // What it recognises, for the user told that nothing was: "journal.jsonl
+  // in PATH or its sub-folders".
+  virtual std::string_view looks_for() const = 0;
 
   // Post-mortem: whether PATH (a file or a directory) holds something this
   // collector reads. Cheap (names, stat, a few bytes) and never throws.

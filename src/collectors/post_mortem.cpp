@@ -54,12 +54,11 @@ Fact<evidence::EvidenceDocument> collect_post_mortem(const std::vector<fs::path>
     }
   }
   if (!recognised) {
-    std::string names;
-    for (const auto* c : collectors) names += (names.empty() ? "" : ", ") + std::string(c->name());
+    std::string wanted;
+    for (const auto* c : collectors) wanted += (wanted.empty() ? "" : "; ") + std::string(c->looks_for());
     return Missing{MissingReason::not_present,
-                   fmt::format("nothing under {} is evidence ftdiag can read (looked for: {}); "
-                               "give a job directory written by `ftdiag run`, or one of its run folders",
-                               describe_paths(paths), names)};
+                   fmt::format("nothing under {} is evidence ftdiag can read (looked for: {})", describe_paths(paths),
+                               wanted)};
   }
   return document;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 #include <string_view>
 
+#include "evidence/console_log.h"
 #include "evidence/document.h"
 
 namespace ftdiag::evidence {
@@ -18,12 +19,15 @@ inline constexpr std::size_t kMaxMarkerText = 500;
 
 class PhaseTable;
 
-class ConsoleSummary {
+class ConsoleSummary final : public ConsoleLineObserver {
  public:
   // `phases` (not owned, may be null: phases then stay unknown) must outlive this.
   explicit ConsoleSummary(const PhaseTable* phases) : phases_(phases) {}
 
   void add(double time, char stream, std::string_view text);
+  void on_line(double time, ConsoleStream stream, std::string_view text) override {
+    add(time, static_cast<char>(stream), text);
+  }
   // A line of console.log that did not parse: counted, not kept.
   void count_unparsed() { ++line_count_; }
 

@@ -51,6 +51,7 @@ std::variant<SupervisedJob, SupervisorFailure> Supervision::run() {
   timer_fd_ = UniqueFd(::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
 
   journal_.tee_into(&live_);
+  console_.set_observer(&console_summary_);
   prepare_mechanisms();
   started_.time = wall_clock_now();
   started_.journal_format = evidence::kJournalFormat;
@@ -88,6 +89,7 @@ std::variant<SupervisedJob, SupervisorFailure> Supervision::run() {
   event_loop();
   finish();
   journal_.tee_into(nullptr);
+  console_.set_observer(nullptr);
   auto run = std::move(live_).finish(dir_.path().filename().string());
   run.console = std::move(console_summary_).finish();
   return SupervisedJob{*job_status_, dir_.path(), std::move(run)};

@@ -341,9 +341,20 @@ Analysis analyze(const fs::path& path) {
 
 json& only_run(json& document) {
   REQUIRE_MESSAGE(document.is_object(), "analyze printed no evidence document");
-  REQUIRE_MESSAGE(document.contains("runs"), "an evidence document without runs");
-  REQUIRE_MESSAGE(document["runs"].size() == 1, "expected one run, the document has ", document["runs"].size());
-  return document["runs"][0];
+  REQUIRE_MESSAGE(document.contains("hosts"), "an evidence document without hosts");
+  REQUIRE_MESSAGE(document["hosts"].size() == 1, "expected one host, the document has ", document["hosts"].size());
+  auto& runs = document["hosts"][0]["runs"];
+  REQUIRE_MESSAGE(runs.size() == 1, "expected one run, the document has ", runs.size());
+  return runs[0];
+}
+
+json all_runs(const json& document) {
+  json runs = json::array();
+  if (!document.is_object() || !document.contains("hosts")) return runs;
+  for (const auto& host : document["hosts"]) {
+    for (const auto& run : host["runs"]) runs.push_back(run);
+  }
+  return runs;
 }
 
 json* find_process(json& run, int pid) {

@@ -146,6 +146,8 @@ Analysis analyze(const fs::path& path);
 //
 // The single run of a document; fails the current test when there is not exactly one.
 json& only_run(json& document);
+// Every run of every host, in document order (a copy).
+json all_runs(const json& document);
 // The process with this pid in a run's "processes" (the first, when repeated); null when absent.
 json* find_process(json& run, int pid);
 // How many entries of "processes" carry this pid.

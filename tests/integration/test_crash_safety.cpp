@@ -143,7 +143,7 @@ TEST_CASE("crash_safety: an unreadable journal gives a clear message, not a cras
     // at a damaged first line.
     std::string said = analysis.outcome.err;
     if (analysis.document.is_object()) {
-      for (auto& run : analysis.document["runs"]) said += run["journal_problems"].dump();
+      for (const auto& run : all_runs(analysis.document)) said += run["journal_problems"].dump();
     }
     std::transform(said.begin(), said.end(), said.begin(), [](unsigned char c) { return std::tolower(c); });
     CHECK_MESSAGE(said.find("journal.jsonl") != std::string::npos, said);

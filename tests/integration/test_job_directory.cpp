@@ -73,9 +73,9 @@ TEST_CASE("job_directory: runs sharing one --job-dir get a folder each, and anal
     }
     auto analysis = analyze(job_dir);
     REQUIRE_MESSAGE(analysis.outcome.exited_with(0), analysis.outcome.describe());
-    REQUIRE(analysis.document["runs"].size() == 2);
+    REQUIRE(all_runs(analysis.document).size() == 2);
     std::multiset<int> codes;
-    for (auto& run : analysis.document["runs"]) codes.insert(run["job_status"]["exit_code"].get<int>());
+    for (const auto& run : all_runs(analysis.document)) codes.insert(run["job_status"]["exit_code"].get<int>());
     CHECK(codes == std::multiset<int>{0, 3});
   }
   SUBCASE("two ranks at once") {
@@ -99,7 +99,7 @@ TEST_CASE("job_directory: runs sharing one --job-dir get a folder each, and anal
     CHECK(folders[0].filename() == host_name() + "-rank0");
     CHECK(folders[1].filename() == host_name() + "-rank1");
     auto analysis = analyze(job_dir);
-    REQUIRE(analysis.document["runs"].size() == 2);
+    REQUIRE(all_runs(analysis.document).size() == 2);
   }
 }
 

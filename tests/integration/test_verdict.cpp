@@ -122,7 +122,7 @@ TEST_CASE("verdict: a job SIGKILLed from outside with memory to spare is externa
   auto report = judged(tmp / "job");
   auto& verdict = report["verdict"];
   INFO("report: ", report["verdict"].dump(), report["findings"].dump());
-  if (report["evidence"]["runs"][0]["memory"]["cgroup"].contains("missing")) {
+  if (report["evidence"]["hosts"][0]["runs"][0]["memory"]["cgroup"].contains("missing")) {
     // Without cgroup counters an OOM cannot be ruled out: unknown is honest.
     CHECK(verdict["cause"] == "unknown");
     return;
