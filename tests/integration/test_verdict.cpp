@@ -144,3 +144,49 @@ TEST_CASE("verdict: a clean exit has no finding") {
 }
 
 }  // namespace ftdiag::itest
+
+namespace ftdiag::itest {
+namespace {
+
+// The verdict block of a text output: from "ftdiag verdict:" to the end.
+std::string verdict_block(const std::string& text) {
+  const auto at = text.find("ftdiag verdict:");
+  return at == std::string::npos ? std::string() : text.substr(at);
+}
+
+// `ftdiag run` judges from its own state when the job ends; `ftdiag analyze`
+// folds the journal it left. Both must say the same, word for word.
+void check_live_and_post_mortem_agree(const std::vector<std::string>& job, const std::string& expected_cause = {},
+                                      MemoryCgroupSandbox* cgroup = nullptr) {
+  TempDir tmp;
+  Launch launch{loud(ftdiag_run(tmp / "job", job))};
+  if (cgroup) launch.cgroup_procs = cgroup->procs_file();
+  auto outcome = run(launch, 60);
+  REQUIRE_MESSAGE(outcome.status, outcome.describe());
+  const auto live = verdict_block(outcome.err);
+  REQUIRE_MESSAGE(!live.empty(), "ftdiag run printed no verdict: ", outcome.err);
+  if (!expected_cause.empty()) CHECK_MESSAGE(live.find("ftdiag verdict: " + expected_cause) == 0, live);
+  auto analysis = run(Launch{{ftdiag_binary().string(), "analyze", (tmp / "job").string()}});
+  REQUIRE_MESSAGE(analysis.exited_with(0), analysis.describe());
+  CHECK(verdict_block(analysis.out) == live);
+}
+
+}  // namespace
+
+TEST_CASE("verdict: ftdiag run's verdict, from its own state, is the one analyze gives from the journal") {
+  SUBCASE("a segfault") { check_live_and_post_mortem_agree(crasher_argv("die", {"segv"})); }
+  SUBCASE("a SIGKILL") { check_live_and_post_mortem_agree(crasher_argv("die", {"signal", "KILL"})); }
+  SUBCASE("a clean exit") { check_live_and_post_mortem_agree(crasher_argv("die", {"exit", "0"})); }
+  SUBCASE("a shell that runs many short helpers, then fails") {
+    check_live_and_post_mortem_agree({"/bin/sh", "-c", "for i in $(seq 200); do /bin/true; done; echo done; exit 3"});
+  }
+  SUBCASE("a memcg OOM at a checkpoint save") {
+    auto cgroup = any_memory_cgroup();
+    if (!cgroup) return;
+    check_live_and_post_mortem_agree(
+        print_then_alloc("Saving model checkpoint to out/checkpoint-500", {std::to_string(kOomTestLimitMiB / 8), "20", "4096"}),
+        "host-oom-checkpoint-save", cgroup.get());
+  }
+}
+
+}  // namespace ftdiag::itest
