@@ -8,6 +8,8 @@
 // The text is the job's bytes unchanged (no escaping); "o" is stdout, "e" is
 // stderr, "t" is a pseudo-terminal (stdout and stderr merged, as on a screen).
 // A line ends at "\n", "\r\n" or a lone "\r" (progress bars redraw with "\r").
+// A line longer than kMaxLineBytes is cut into records of kMaxLineBytes (the
+// last one shorter); each piece is stamped with the time its first byte arrived.
 #pragma once
 
 #include <array>
@@ -23,35 +25,63 @@ namespace ftdiag::evidence {
 
 enum class ConsoleStream : char { out = 'o', err = 'e', terminal = 't' };
 
+// Sees every record of console.log as it is completed, in the order of the
+// file, without a copy (for live views of the console: the last lines, the
+// training phase). Called on the thread that feeds the writer.
+class ConsoleLineObserver {
+ public:
+  virtual ~ConsoleLineObserver() = default;
+  // `text` is the record's text without its line end; it points into the
+  // writer's buffer and is valid only during the call.
+  virtual void on_line(double time, ConsoleStream stream, std::string_view text) = 0;
+};
+
 class ConsoleLogWriter {
  public:
-  explicit ConsoleLogWriter(UniqueFd fd) : fd_(std::move(fd)) {}
+  explicit ConsoleLogWriter(UniqueFd fd);
 
   // Takes a chunk of output as it arrives at `now` (seconds since the epoch).
+  // Any chunking of the same bytes at the same time gives the same records.
   void feed(ConsoleStream stream, std::string_view bytes, double now);
   // Writes what is buffered. Called at each sampler tick and at every death,
-  // so that at most one tick of output is ever only in our memory.
+  // so that at most one tick of output is ever only in our memory (feed also
+  // writes whenever kFlushBytes of records are buffered).
   void flush();
   // Ends unterminated lines (the job died mid-line) and flushes.
   void finish();
+
+  // Not owned; nullptr (the default) for none. Called once per completed
+  // record, split pieces of long lines and lines ended by finish() included.
+  void set_observer(ConsoleLineObserver* observer) { observer_ = observer; }
 
   std::uint64_t lines_written() const { return lines_; }
   int fd() const { return fd_.get(); }
 
   static constexpr std::size_t kMaxLineBytes = 64 * 1024;  // longer lines are split
+  static constexpr std::size_t kFlushBytes = 256 * 1024;   // buffered records written at this size
 
  private:
-  struct Pending {
+  // One stream's unfinished line (the bytes after its last line end) and
+  // that stream's record prefix, formatted again only when the time changes.
+  struct StreamState {
     std::string text;
     double started = 0;
     bool after_cr = false;  // the previous byte was a "\r": a following "\n" belongs to it
+    double prefix_time = 0;
+    bool prefix_valid = false;
+    std::string prefix;     // "SECONDS.MICROS L "
   };
-  Pending& pending_for(ConsoleStream stream);
-  void end_line(ConsoleStream stream, Pending& pending);
+  StreamState& state_for(ConsoleStream stream);
+  void complete_line(ConsoleStream stream, StreamState& state, std::string_view text, double now);
+  void keep_partial(ConsoleStream stream, StreamState& state, std::string_view text, double now);
+  void emit(ConsoleStream stream, StreamState& state, double time, std::string_view text);
+  void emit_pending(ConsoleStream stream, StreamState& state);
+  const std::string& prefix_for(ConsoleStream stream, StreamState& state, double time);
 
   UniqueFd fd_;
-  std::array<Pending, 3> pending_;
+  std::array<StreamState, 3> streams_;
   std::string out_;
+  ConsoleLineObserver* observer_ = nullptr;
   std::uint64_t lines_ = 0;
 };
 

@@ -12,7 +12,7 @@
 
 #include "evidence/console_summary.h"
 #include "evidence/job_directory.h"
-#include "evidence/records_json.h"
+#include "evidence/journal_parse.h"
 #include "evidence/run_builder.h"
 
 namespace ftdiag::evidence {
@@ -33,27 +33,19 @@ Fact<bool> check_regular_file(const fs::path& file) {
 
 namespace {
 
-void read_journal_into(const fs::path& journal, RunBuilder& builder) {
-  std::ifstream in(journal, std::ios::binary);
-  std::string line;
-  std::size_t number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.empty()) continue;
-    auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded() || !j.is_object()) {
-      builder.add_problem(fmt::format("{}:{}: not a JSON object (cut short when ftdiag was killed?)",
-                                      journal.string(), number));
-      continue;
-    }
-    auto record = record_from_json(j);
-    if (!record) {
-      builder.add_problem(fmt::format("{}:{}: {}", journal.string(), number, record.missing().detail));
-      continue;
-    }
-    builder.add(record.value());
+// Hands each record to the run builder and each damaged line to its problems.
+class BuilderSink final : public JournalSink {
+ public:
+  BuilderSink(const fs::path& journal, RunBuilder& builder) : journal_(journal.string()), builder_(builder) {}
+  void on_record(JournalRecord&& record) override { builder_.add(record); }
+  void on_problem(std::uint64_t line_number, std::string reason) override {
+    builder_.add_problem(fmt::format("{}:{}: {}", journal_, line_number, reason));
   }
-}
+
+ private:
+  std::string journal_;
+  RunBuilder& builder_;
+};
 
 ConsoleEvidence read_console(const fs::path& file, const PhaseTable* phases) {
   if (auto readable = check_regular_file(file); !readable) {
@@ -81,7 +73,9 @@ Fact<RunEvidence> read_run_directory(const fs::path& run_dir, const PhaseTable* 
   const fs::path journal = run_dir / kJournalFileName;
   if (auto readable = check_regular_file(journal); !readable) return readable.missing();
   RunBuilder builder;
-  read_journal_into(journal, builder);
+  BuilderSink sink(journal, builder);
+  // A read that fails midway keeps what came before it, and says so.
+  if (auto read = read_journal(journal, sink); !read) builder.add_problem(read.missing().detail);
   if (!builder.has_start()) {
     builder.add_problem(journal.string() + ": no \"run\" record: the journal's first line is missing or damaged");
   }

@@ -2,6 +2,9 @@
 // and into console.log with a timestamp per line.
 #pragma once
 
+#include <cstddef>
+#include <memory>
+
 #include "base/unique_fd.h"
 #include "evidence/console_log.h"
 
@@ -10,7 +13,8 @@ namespace ftdiag::supervise {
 class OutputRelay {
  public:
   // Takes the read end of the job's pipe or the pty master (made
-  // non-blocking here); `destination` is ours (1 or 2) and is not owned.
+  // non-blocking here, and a pipe enlarged); `destination` is ours (1 or 2)
+  // and is not owned.
   OutputRelay(UniqueFd source, int destination, evidence::ConsoleStream stream);
 
   // Moves what can be read now. Returns false once the source is finished:
@@ -23,10 +27,22 @@ class OutputRelay {
   bool is_open() const { return source_.valid(); }
   void close() { source_.reset(); }
 
+  // One read's worth: a whole default pipe buffer and more, so that a job
+  // printing fast is drained in few system calls.
+  static constexpr std::size_t kBufferBytes = 256 * 1024;
+  // What one pump moves at most, so one chatty stream cannot starve the loop.
+  static constexpr std::size_t kBytesPerPump = 4 * kBufferBytes;
+  // The pipe's capacity asked for (the kernel's default is 64 KiB; an
+  // unprivileged process may ask up to /proc/sys/fs/pipe-max-size, 1 MiB by
+  // default): room for the job to keep printing while we write out a batch.
+  static constexpr int kPipeBytes = 1024 * 1024;
+
  private:
   UniqueFd source_;
   int destination_;
   evidence::ConsoleStream stream_;
+  std::unique_ptr<char[]> buffer_;
+  bool is_pipe_ = false;
 };
 
 // Writes all of `bytes` to a descriptor that may be non-blocking (inherited

@@ -11,15 +11,33 @@
 // kernel silently ignores subscribers elsewhere). Events can be lost when the
 // socket overflows; drain() says so, and the caller then falls back to
 // scanning /proc for that window.
+//
+// Most of what the kernel reports is not the job's: every process on the
+// host forks, maybe execs, and exits. The connector keeps that cheap three
+// ways (docs/performance.md, "Processes that are not the job's"):
+// - filters in the kernel drop the event types and thread events ftdiag does
+//   not use before they reach the socket (proc_connector_filter.h);
+// - drain() decodes in place and hands each event to the caller, who rejects
+//   those of processes outside the tree before any other work;
+// - while only rejected events keep coming, the socket is drained at most
+//   every drain_interval, so a fork storm elsewhere on the host costs one
+//   wakeup per interval instead of one per event; a read that finds an
+//   event the caller kept ends the pacing at once.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "base/fact.h"
+#include "base/unique_fd.h"
+#include "supervise/proc_connector_filter.h"
 
 namespace ftdiag::supervise {
 
@@ -35,21 +53,44 @@ struct ProcEvent {
   bool operator==(const ProcEvent&) const = default;
 };
 
+// Receives each event in the order the kernel sent them, and says whether
+// it concerned the caller: true when it was kept, false when rejected (a
+// process outside the job's tree). drain() paces its reads while only
+// rejected events arrive; the decoder ignores the answer.
+using ProcEventHandler = std::function<bool(const ProcEvent&)>;
+
 // Decodes one datagram as received from the connector socket. Pure and
 // bounds-checked: malformed, truncated or foreign messages (wrong cn_msg id,
 // NLMSG_NOOP/ERROR/OVERRUN, short payloads) are skipped, never read past.
 // Subscription acks (PROC_EVENT_NONE) are not events and are dropped.
 // Every exec/exit is reported per thread (pid != tgid for non-leaders).
+// The handler form decodes in place: nothing is allocated.
+void decode_proc_connector_datagram(std::span<const std::byte> datagram, const ProcEventHandler& handle);
 std::vector<ProcEvent> decode_proc_connector_datagram(std::span<const std::byte> datagram);
+
+// How open() subscribes. The defaults are what `ftdiag run` uses; tests and
+// benchmarks turn pieces off to exercise the fallbacks.
+struct ProcConnectorOptions {
+  // Ask for the kernel's per-listener event-type filter first (Linux >= 6.6);
+  // false subscribes the way older kernels require.
+  bool kernel_filter = true;
+  // Attach the classic BPF socket filter (event types, no thread events).
+  bool socket_filter = true;
+  // While only events the caller rejects keep coming, drain the socket at
+  // most this often (the receive buffer holds thousands of events). An
+  // event after a quiet spell is read at once, and so is everything after a
+  // read that found an event the caller kept. Zero: read on every wakeup.
+  std::chrono::milliseconds drain_interval{5};
+};
 
 class ProcConnector {
  public:
-  // socket + bind + subscribe, then waits (at most 500 ms; normally the ack
-  // is already queued when send returns) for the kernel's ack of the
+  // socket + filters + bind + subscribe, then waits (at most 500 ms; normally
+  // the ack is already queued when send returns) for the kernel's ack of the
   // subscription. Missing: permission_denied without CAP_NET_ADMIN where the
   // kernel requires it, unsupported when the kernel lacks the connector or
   // does not acknowledge (no CONFIG_PROC_EVENTS, non-initial user/pid ns).
-  static Fact<ProcConnector> open();
+  static Fact<ProcConnector> open(const ProcConnectorOptions& options = {});
 
   ProcConnector(ProcConnector&& other) noexcept;
   ProcConnector& operator=(ProcConnector&& other) noexcept;
@@ -57,24 +98,63 @@ class ProcConnector {
   ProcConnector& operator=(const ProcConnector&) = delete;
   ~ProcConnector();  // unsubscribes and closes
 
-  int fd() const { return fd_; }  // non-blocking, for epoll (EPOLLIN)
+  // For epoll or poll (POLLIN): readable when drain() has something to do.
+  // It is an epoll set of its own over the socket and a pacing timer, not
+  // the socket itself; -1 on a moved-from object.
+  int fd() const { return ready_.get(); }
 
-  // Reads every datagram available now without blocking; appends decoded
-  // events. Returns false when events were lost (ENOBUFS: the socket
-  // overflowed, or a datagram was truncated) so the caller knows to fall back
-  // to scanning /proc for that window. Also false on a moved-from object.
+  // Reads every datagram available now without blocking and hands each
+  // decoded event to `handle`, in order, as it is decoded. Returns false when
+  // events were lost (ENOBUFS: the socket overflowed, or a datagram was
+  // truncated) so the caller knows to fall back to scanning /proc for that
+  // window. Also false on a moved-from object. `handle` must not call drain().
+  bool drain(const ProcEventHandler& handle);
+  // The same, appending to out; every event counts as kept.
   bool drain(std::vector<ProcEvent>& out);
 
- private:
-  ProcConnector(int fd, std::uint32_t cookie) : fd_(fd), cookie_(cookie) {}
-  void close_now();
-  // Reads until EAGAIN, appending events to out; false when events were lost.
-  // With ack_err, also records the kernel's answer to our own request.
-  bool read_available(std::vector<ProcEvent>& out, std::optional<int>* ack_err);
+  // Which filters are in effect, for the run record: each true, or missing
+  // with the reason (the kernel is older than 6.6, SO_ATTACH_FILTER failed).
+  const Fact<bool>& kernel_filter() const { return kernel_filter_; }
+  const Fact<bool>& socket_filter() const { return socket_filter_; }
+  ProcEventFilters filters() const {
+    return {kernel_filter_.has_value() && kernel_filter_.value(), socket_filter_.has_value() && socket_filter_.value()};
+  }
+  std::string filter_description() const { return describe(filters()); }
 
-  int fd_ = -1;
+ private:
+  struct ReceiveSlots;  // recvmmsg buffers, allocated once
+  ProcConnector(UniqueFd socket, std::chrono::milliseconds drain_interval);
+  void close_now();
+  void attach_socket_filter(bool wanted);
+  std::optional<Missing> subscribe(const ProcConnectorOptions& options);
+  std::optional<Missing> subscribe_with_kernel_filter(bool* answered);
+  std::optional<Missing> subscribe_plain();
+  std::optional<int> await_ack(std::chrono::milliseconds budget);
+  std::optional<Missing> make_ready_set();
+  // What one read found.
+  struct ReadCount {
+    std::size_t datagrams = 0;
+    std::size_t kept = 0;  // events the handler kept
+  };
+  // Reads until the socket is empty, handing events on; false when events
+  // were lost. With ack_err, also records the kernel's answer to our own
+  // request.
+  bool read_available(const ProcEventHandler& handle, std::optional<int>* ack_err, ReadCount* count);
+  void pace(ReadCount count);
+  void mute();
+  void unmute();
+
+  UniqueFd socket_;
+  UniqueFd ready_;        // epoll set: the socket (unless muted) and pace_timer_
+  UniqueFd pace_timer_;   // timerfd, armed while muted
   std::uint32_t cookie_ = 0;  // our netlink port id; the kernel's ack carries cookie_ + 1
   bool subscribed_ = false;   // only a confirmed LISTEN is balanced by IGNORE
+  Fact<bool> kernel_filter_ = Missing{MissingReason::unsupported, "not requested"};
+  Fact<bool> socket_filter_ = Missing{MissingReason::unsupported, "not requested"};
+  std::unique_ptr<ReceiveSlots> slots_;
+  std::chrono::milliseconds drain_interval_{0};
+  bool muted_ = false;  // the socket is out of ready_ until pace_timer_ fires
+  std::chrono::steady_clock::time_point last_rejected_read_{};  // the last read that found only rejected events
   std::vector<ProcEvent> pending_;  // events that arrived while open() awaited the ack
   bool pending_lost_ = false;
 };

@@ -57,7 +57,7 @@ std::optional<ProcessSeen> ProcessTracker::on_fork(int parent_tgid, int child_tg
   if (is_live(child_tgid)) return std::nullopt;
   // Events are read after SIGCHLD: the child may already be dead and reaped,
   // and its parent too. A parent we saw die was still ours.
-  if (parent_tgid != root_pid_ && !is_live(parent_tgid) && !find_dead(parent_tgid)) return std::nullopt;
+  if (!may_concern(parent_tgid)) return std::nullopt;
   if (const Dead* dead = find_dead(child_tgid)) {
     auto stat = collect::read_proc_stat(roots_, child_tgid);
     // Either gone, or the very process that died: this fork is old news.

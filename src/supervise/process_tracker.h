@@ -48,6 +48,14 @@ class ProcessTracker {
 
   std::vector<int> live_pids() const;
   bool is_live(int pid) const { return live_.count(pid) != 0; }
+  // Whether an event about process `tgid` can matter to the tree: the root,
+  // a live process of it, or one whose death is remembered (a later witness
+  // of it). At most two hash lookups and no allocation: the supervisor asks
+  // this for every fork and exit on the host before anything else, and a
+  // process outside the tree ends there.
+  bool may_concern(int tgid) const {
+    return tgid == root_pid_ || live_.count(tgid) != 0 || dead_.count(tgid) != 0;
+  }
 
  private:
   struct Live {

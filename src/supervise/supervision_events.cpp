@@ -99,20 +99,34 @@ void Supervision::on_signals() {
 }
 
 void Supervision::on_netlink() {
-  std::vector<ProcEvent> events;
-  if (!netlink_->drain(events) && !netlink_lost_events_) {
+  const double now = wall_clock_now();
+  // The connector reports every process on the host; the kernel already
+  // dropped the types and thread events not used here (proc_connector_filter.h).
+  // Each event is handled as it is decoded, in order (a fork must be tracked
+  // before its child's own fork is judged), and one outside the tree is
+  // rejected by a hash lookup before any other work; saying so lets the
+  // connector pace its reads while only such events arrive.
+  const bool complete = netlink_->drain([this, now](const ProcEvent& e) {
+    switch (e.kind) {
+      case ProcEvent::Kind::fork:
+        if (e.pid != e.tgid || !tracker_.may_concern(e.parent_tgid)) return false;
+        record_seen(tracker_.on_fork(e.parent_tgid, e.tgid, now));
+        return true;
+      case ProcEvent::Kind::exec:
+        if (!tracker_.is_live(e.tgid)) return false;
+        record_seen(tracker_.on_exec(e.tgid, now));
+        return true;
+      case ProcEvent::Kind::exit:
+        if (e.pid != e.tgid || !tracker_.may_concern(e.tgid)) return false;
+        record_death(tracker_.on_exit(e.tgid, ExitStatus::from_wait_status(e.exit_status), "netlink", now));
+        return true;
+      case ProcEvent::Kind::other: break;
+    }
+    return false;
+  });
+  if (!complete && !netlink_lost_events_) {
     netlink_lost_events_ = true;
     journal_.append(evidence::SupervisorNote{wall_clock_now(), "netlink lost events (socket overflow); scanning /proc"});
-  }
-  const double now = wall_clock_now();
-  for (const auto& e : events) {
-    if (e.kind == ProcEvent::Kind::fork && e.pid == e.tgid) {
-      record_seen(tracker_.on_fork(e.parent_tgid, e.tgid, now));
-    } else if (e.kind == ProcEvent::Kind::exec) {
-      record_seen(tracker_.on_exec(e.tgid, now));
-    } else if (e.kind == ProcEvent::Kind::exit && e.pid == e.tgid) {
-      record_death(tracker_.on_exit(e.tgid, ExitStatus::from_wait_status(e.exit_status), "netlink", now));
-    }
   }
   if (netlink_lost_events_) {
     apply_scan();

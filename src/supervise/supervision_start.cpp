@@ -36,6 +36,10 @@ void Supervision::prepare_mechanisms() {
   } else if (auto connector = ProcConnector::open()) {
     netlink_.emplace(std::move(connector).value());
     mechanisms.emplace("netlink", true);
+    // Which filters keep the host's other processes off the socket
+    // (proc_connector_filter.h): each true, or missing with the reason.
+    mechanisms.emplace("netlink-kernel-filter", netlink_->kernel_filter());
+    mechanisms.emplace("netlink-socket-filter", netlink_->socket_filter());
   } else {
     mechanisms.emplace("netlink", connector.missing());
   }

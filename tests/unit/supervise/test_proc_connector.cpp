@@ -9,6 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sys/prctl.h>
+
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstddef>
@@ -18,11 +22,15 @@
 #include <grp.h>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include "supervise/proc_connector_filter.h"
 
 using ftdiag::MissingReason;
 using ftdiag::supervise::decode_proc_connector_datagram;
 using ftdiag::supervise::ProcConnector;
+using ftdiag::supervise::ProcConnectorOptions;
 using ftdiag::supervise::ProcEvent;
 
 namespace {
@@ -102,8 +110,8 @@ bool collect_until(ProcConnector& connector, std::vector<ProcEvent>& events,
   }
 }
 
-std::optional<ProcConnector> open_or_skip() {
-  auto opened = ProcConnector::open();
+std::optional<ProcConnector> open_or_skip(const ProcConnectorOptions& options = {}) {
+  auto opened = ProcConnector::open(options);
   if (!opened) {
     MESSAGE("SKIPPED: process connector unavailable: "
             << std::string(ftdiag::to_string(opened.missing().reason)) << ": "
@@ -415,4 +423,249 @@ TEST_CASE("proc connector live: without CAP_NET_ADMIN open() is refused or allow
   // older ones refuse the bind with EPERM.
   MESSAGE("unprivileged open verdict: " << std::string(1, verdict) << " (o=opened, p=permission denied)");
   CHECK((verdict == 'o' || verdict == 'p'));
+}
+
+// ---- filters, in-place decoding, pacing
+
+namespace {
+
+// Every option off but the one under test; reads on every wakeup.
+ProcConnectorOptions unfiltered() { return {.kernel_filter = false, .socket_filter = false, .drain_interval = {}}; }
+
+// What a process of ours does that the connector reports: one thread
+// created and ended (a fork and an exit with pid != tgid), a comm change of
+// that thread (PR_SET_NAME, cn_proc.c: proc_comm_connector), then a child
+// process that exits with 5 (a fork and an exit with pid == tgid), reaped.
+struct Activity {
+  int thread_tid = 0;
+  pid_t child = 0;
+};
+
+Activity make_activity() {
+  Activity activity;
+  std::atomic<int> tid{0};
+  std::thread worker([&tid] {
+    tid = static_cast<int>(gettid());
+    (void)prctl(PR_SET_NAME, "ftdiag-filter-t", 0, 0, 0);
+  });
+  worker.join();
+  activity.thread_tid = tid;
+  activity.child = fork();
+  if (activity.child == 0) _exit(5);
+  reap(activity.child);
+  return activity;
+}
+
+bool saw_exit_of(const std::vector<ProcEvent>& events, int pid) {
+  return std::any_of(events.begin(), events.end(),
+                     [pid](const ProcEvent& e) { return e.kind == ProcEvent::Kind::exit && e.pid == pid; });
+}
+
+// Thread events, comm events and acks never reach a filtered socket.
+void check_no_thread_events(const std::vector<ProcEvent>& events, const char* which) {
+  for (const ProcEvent& e : events) {
+    if (e.kind == ProcEvent::Kind::fork || e.kind == ProcEvent::Kind::exit) {
+      CHECK_MESSAGE(e.pid == e.tgid, which << ": thread event delivered, pid " << e.pid << " tgid " << e.tgid);
+    }
+  }
+}
+
+std::size_t count_other(const std::vector<ProcEvent>& events) {
+  return static_cast<std::size_t>(
+      std::count_if(events.begin(), events.end(), [](const ProcEvent& e) { return e.kind == ProcEvent::Kind::other; }));
+}
+
+}  // namespace
+
+TEST_CASE("proc connector decoder: the in-place form hands on what the vector form returns, in order") {
+  auto bytes = datagram(fork_event(1, 2));
+  proc_event ack{};
+  ack.what = proc_event::PROC_EVENT_NONE;
+  const auto ack_bytes = datagram(ack, {.ack = 8});
+  bytes.insert(bytes.end(), ack_bytes.begin(), ack_bytes.end());
+  const auto exit_bytes = datagram(exit_event(2, 9));
+  bytes.insert(bytes.end(), exit_bytes.begin(), exit_bytes.end());
+
+  std::vector<ProcEvent> handed;
+  decode_proc_connector_datagram(bytes, [&handed](const ProcEvent& e) {
+    handed.push_back(e);
+    return true;
+  });
+  CHECK(handed == decode(bytes));
+  REQUIRE(handed.size() == 2);  // the ack in between is not an event
+  CHECK(handed[0].kind == ProcEvent::Kind::fork);
+  CHECK(handed[1].kind == ProcEvent::Kind::exit);
+  CHECK(handed[1].exit_status == 9);
+}
+
+TEST_CASE("proc connector filter: the classic BPF program's jumps stay inside it and it ends in returns") {
+  const auto program = ftdiag::supervise::proc_event_socket_filter();
+  REQUIRE(program.size() >= 2);
+  for (std::size_t i = 0; i < program.size(); ++i) {
+    const sock_filter& insn = program[i];
+    if (BPF_CLASS(insn.code) == BPF_JMP) {
+      CHECK(i + 1 + insn.jt < program.size());
+      CHECK(i + 1 + insn.jf < program.size());
+    }
+  }
+  CHECK(BPF_CLASS(program.back().code) == BPF_RET);
+}
+
+TEST_CASE("proc connector filter: describe names what is in effect") {
+  using ftdiag::supervise::describe;
+  CHECK(describe({.kernel = true, .socket = true}) ==
+        "kernel event-type filter (fork, exec, exit) and socket filter (no thread events)");
+  CHECK(describe({.kernel = false, .socket = true}) == "socket filter (fork, exec, exit; no thread events)");
+  CHECK(describe({}).starts_with("none"));
+}
+
+TEST_CASE("proc connector live: without filters, thread and comm events arrive (the baseline of the filter tests)") {
+  auto connector = open_or_skip(unfiltered());
+  if (!connector) return;
+  CHECK_FALSE(connector->kernel_filter().has_value());
+  CHECK_FALSE(connector->socket_filter().has_value());
+  CHECK(connector->filter_description().starts_with("none"));
+
+  const Activity activity = make_activity();
+  std::vector<ProcEvent> events;
+  auto all_seen = [&](const std::vector<ProcEvent>& got) {
+    const bool thread_exit = std::any_of(got.begin(), got.end(), [&](const ProcEvent& e) {
+      return e.kind == ProcEvent::Kind::exit && e.pid == activity.thread_tid;
+    });
+    return thread_exit && saw_exit_of(got, activity.child);
+  };
+  CHECK(collect_until(*connector, events, all_seen));
+  CHECK(count_other(events) >= 1);  // at least our comm change
+}
+
+TEST_CASE("proc connector live: the socket filter drops thread events and unused types, keeps processes") {
+  // The kernel filter off, as on a kernel before 6.6: the classic BPF
+  // program alone sorts, attached for real.
+  auto connector = open_or_skip({.kernel_filter = false, .socket_filter = true, .drain_interval = {}});
+  if (!connector) return;
+  REQUIRE(connector->socket_filter().has_value());
+  CHECK(connector->filters().socket);
+  CHECK_FALSE(connector->filters().kernel);
+  CHECK(connector->kernel_filter().missing().detail == "not requested");
+
+  const Activity activity = make_activity();
+  std::vector<ProcEvent> events;
+  CHECK(collect_until(*connector, events, [&](const auto& got) { return saw_exit_of(got, activity.child); }));
+  check_no_thread_events(events, "socket filter");
+  CHECK(count_other(events) == 0);
+  const auto child_exit = std::find_if(events.begin(), events.end(), [&](const ProcEvent& e) {
+    return e.kind == ProcEvent::Kind::exit && e.pid == activity.child;
+  });
+  REQUIRE(child_exit != events.end());
+  CHECK(WEXITSTATUS(child_exit->exit_status) == 5);
+  CHECK(std::none_of(events.begin(), events.end(), [&](const ProcEvent& e) { return e.pid == activity.thread_tid; }));
+}
+
+TEST_CASE("proc connector live: the kernel's per-listener filter, or the fallback on kernels without it") {
+  auto connector = open_or_skip({.kernel_filter = true, .socket_filter = false, .drain_interval = {}});
+  if (!connector) return;
+  if (!connector->kernel_filter()) {
+    // Linux before 6.6: the 8-byte request went unanswered, the 4-byte one
+    // subscribed. Events still flow.
+    MESSAGE("kernel filter not in effect: " << connector->kernel_filter().missing().detail);
+    CHECK(connector->kernel_filter().missing().reason == MissingReason::unsupported);
+  } else {
+    CHECK(connector->filter_description() == "kernel event-type filter (fork, exec, exit)");
+  }
+  const Activity activity = make_activity();
+  std::vector<ProcEvent> events;
+  CHECK(collect_until(*connector, events, [&](const auto& got) { return saw_exit_of(got, activity.child); }));
+  if (connector->kernel_filter()) {
+    // Types are the kernel's to drop; threads are not (the mask has no
+    // notion of them), so the thread's exit still arrives.
+    CHECK(count_other(events) == 0);
+    CHECK(std::any_of(events.begin(), events.end(), [&](const ProcEvent& e) { return e.pid == activity.thread_tid; }));
+  }
+}
+
+TEST_CASE("proc connector live: both filters, and the plain subscription when the filter request is not made") {
+  auto filtered = open_or_skip();  // what ftdiag run uses
+  if (!filtered) return;
+  CHECK(filtered->filters().socket);
+  MESSAGE("default connector: " << filtered->filter_description());
+  auto plain = ProcConnector::open({.kernel_filter = false, .socket_filter = false, .drain_interval = {}});
+  REQUIRE(plain.has_value());
+
+  const Activity activity = make_activity();
+  std::vector<ProcEvent> a, b;
+  auto seen = [&](const std::vector<ProcEvent>& got) { return saw_exit_of(got, activity.child); };
+  CHECK(collect_until(*filtered, a, seen));
+  CHECK(collect_until(plain.value(), b, seen));
+  check_no_thread_events(a, "default filters");
+  CHECK(count_other(a) == 0);
+}
+
+TEST_CASE("proc connector live: closing a filtered listener leaves the others listening") {
+  // A filtered LISTEN is two requests; the listener count must still be
+  // raised once and lowered once (cn_proc.c: cn_proc_mcast_ctl).
+  auto survivor = open_or_skip(unfiltered());
+  if (!survivor) return;
+  {
+    auto filtered = ProcConnector::open();
+    REQUIRE(filtered.has_value());
+  }  // unsubscribes (IGNORE) and closes
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) _exit(4);
+  reap(child);
+  std::vector<ProcEvent> events;
+  CHECK(collect_until(*survivor, events, [&](const auto& got) { return saw_exit_of(got, child); }));
+}
+
+TEST_CASE("proc connector live: while only rejected events arrive, reads are paced; a kept event ends it") {
+  constexpr auto kInterval = std::chrono::milliseconds(400);
+  auto connector = open_or_skip({.kernel_filter = true, .socket_filter = true, .drain_interval = kInterval});
+  if (!connector) return;
+  auto fork_and_reap = [] {
+    const pid_t child = fork();
+    if (child == 0) _exit(3);
+    reap(child);
+    return child;
+  };
+  // Drains with a handler that rejects every event (as the supervisor does
+  // for processes outside its tree) or keeps those of one pid, until the
+  // exit of `pid` was handed on.
+  auto drain_until_exit = [&](pid_t pid, std::optional<pid_t> keep = std::nullopt) {
+    bool seen = false;
+    const ftdiag::supervise::ProcEventHandler handler = [&](const ProcEvent& e) {
+      if (e.kind == ProcEvent::Kind::exit && e.pid == pid) seen = true;
+      return keep && e.tgid == *keep;
+    };
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!seen && std::chrono::steady_clock::now() < deadline) {
+      (void)connector->drain(handler);
+      pollfd pfd{connector->fd(), POLLIN, 0};
+      if (!seen) (void)poll(&pfd, 1, 100);
+    }
+    return seen;
+  };
+
+  // Two reads that find only rejected events within one interval: the
+  // second one mutes the socket.
+  CHECK(drain_until_exit(fork_and_reap()));
+  CHECK(drain_until_exit(fork_and_reap()));
+  const auto muted_at = std::chrono::steady_clock::now();
+  const pid_t late = fork_and_reap();
+  pollfd pfd{connector->fd(), POLLIN, 0};
+  const int ready_now = poll(&pfd, 1, 0);
+  if (std::chrono::steady_clock::now() - muted_at < kInterval / 2) {
+    CHECK_MESSAGE(ready_now == 0, "the connector should be muted for one interval");
+  }
+  // The pacing timer makes it readable again; the queued exit is all there.
+  CHECK(poll(&pfd, 1, 5000) == 1);
+  CHECK(std::chrono::steady_clock::now() - muted_at >= kInterval / 2);
+  CHECK(drain_until_exit(late));
+
+  // Still muted (that read found only rejected events). A read that finds
+  // an event the caller keeps unmutes: the next event is ready at once.
+  const pid_t ours = fork_and_reap();
+  CHECK(drain_until_exit(ours, ours));
+  const pid_t next = fork_and_reap();
+  CHECK(poll(&pfd, 1, 0) == 1);
+  CHECK(drain_until_exit(next));
 }

@@ -1,0 +1,1154 @@
+// simdjson On-Demand reader of journal lines, generic over the field tables.
+//
+// It must agree with the nlohmann path (json_fields.h, records_json.cpp) on
+// every input, so it walks every byte of a line even where it has no use for
+// the value: nlohmann refuses a line with a syntax error anywhere, also in the
+// value of a key nobody reads, while On-Demand only looks at what it is asked
+// for. Each reader therefore returns one of
+//   ok       the value was read;
+//   invalid  well-formed JSON of the wrong shape (a wrong type, an absent
+//            required key, an integer that does not fit): the record fails,
+//            but the walk goes on, since a later duplicate of the key may
+//            replace the value (nlohmann keeps the last) and the rest of the
+//            line must still be checked for syntax;
+//   broken   not JSON: the line fails at once.
+//
+// Besides its own checks it relies on simdjson's stage 1, which runs over the
+// whole line before anything is read: UTF-8, unescaped control characters in
+// strings, unterminated strings.
+#include "evidence/journal_parse.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include "evidence/fields.h"
+#include "evidence/record_fields.h"
+
+namespace ftdiag::evidence {
+
+namespace {
+
+namespace od = simdjson::ondemand;
+
+enum class Status : std::uint8_t { ok, invalid, broken };
+
+struct Ctx {
+  std::string error;        // why the last value read was invalid
+  const char* end = nullptr;  // the end of the line
+};
+
+constexpr bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// The value's token: from its first byte to the next structural character,
+// trailing whitespace removed. For a scalar that is all of it (plus any junk
+// glued to it, which the checks below refuse); for a container, its opening
+// bracket. Empty past the end of the line: where a document is unbalanced,
+// On-Demand can step onto its end marker, whose token has no sensible length.
+std::string_view token_of(od::value& v, const Ctx& ctx) {
+  const std::string_view raw = v.raw_json_token();
+  if (raw.data() >= ctx.end) return {};
+  std::string_view t(raw.data(), std::min<std::size_t>(raw.size(), static_cast<std::size_t>(ctx.end - raw.data())));
+  while (!t.empty() && is_space(t.back())) t.remove_suffix(1);
+  return t;
+}
+
+// The value's first byte, or '\0' past the end of the line (see token_of).
+char first_char(od::value& v, const Ctx& ctx) {
+  const char* p = v.raw_json_token().data();
+  return p < ctx.end ? *p : '\0';
+}
+
+constexpr bool is_delimiter(char c) { return c == ',' || c == '}' || c == ']' || is_space(c); }
+
+// Eight ASCII digits in a little-endian word (as simdjson checks them).
+constexpr bool is_eight_digits(std::uint64_t v) {
+  return ((v & 0xF0F0F0F0F0F0F0F0) | (((v + 0x0606060606060606) & 0xF0F0F0F0F0F0F0F0) >> 4)) == 0x3333333333333333;
+}
+constexpr std::uint32_t parse_eight_digits(std::uint64_t v) {
+  constexpr std::uint64_t mask = 0x000000FF000000FF;
+  constexpr std::uint64_t mul1 = 0x000F424000000064;  // 100 + (1000000 << 32)
+  constexpr std::uint64_t mul2 = 0x0000271000000001;  // 1 + (10000 << 32)
+  v -= 0x3030303030303030;
+  v = (v * 10) + (v >> 8);
+  v = (((v & mask) * mul1) + (((v >> 16) & mask) * mul2)) >> 32;
+  return static_cast<std::uint32_t>(v);
+}
+// How many of a little-endian word's bytes, from the first, are ASCII digits.
+inline int leading_digits(std::uint64_t v) {
+  // Zero bytes where v has a digit; a carry out of a non-digit byte only
+  // disturbs later bytes.
+  const std::uint64_t x =
+      ((v & 0xF0F0F0F0F0F0F0F0) | (((v + 0x0606060606060606) & 0xF0F0F0F0F0F0F0F0) >> 4)) ^ 0x3333333333333333;
+  return x == 0 ? 8 : __builtin_ctzll(x) / 8;
+}
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the digit parser reads little-endian words");
+
+// RFC 8259 number grammar, on the whole token.
+bool is_json_number(std::string_view t) {
+  std::size_t i = 0;
+  const std::size_t n = t.size();
+  if (i < n && t[i] == '-') ++i;
+  if (i >= n) return false;
+  if (t[i] == '0') {
+    ++i;
+  } else if (is_digit(t[i])) {
+    while (i < n && is_digit(t[i])) ++i;
+  } else {
+    return false;
+  }
+  if (i < n && t[i] == '.') {
+    ++i;
+    if (i >= n || !is_digit(t[i])) return false;
+    while (i < n && is_digit(t[i])) ++i;
+  }
+  if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < n && (t[i] == '+' || t[i] == '-')) ++i;
+    if (i >= n || !is_digit(t[i])) return false;
+    while (i < n && is_digit(t[i])) ++i;
+  }
+  return i == n;
+}
+
+// nlohmann refuses a number that overflows a double ("number overflow"),
+// also where nobody reads it; so does simdjson's get_double.
+bool is_finite_number(od::value& v) {
+  double ignored = 0;
+  return v.get_double().get(ignored) == simdjson::SUCCESS;
+}
+
+// A number token as nlohmann stores it: an integer when it has neither
+// fraction nor exponent and fits int64 (negative) or uint64, else a double.
+struct IntegerToken {
+  bool is_integer = false;
+  bool negative = false;
+  std::uint64_t magnitude = 0;
+};
+
+IntegerToken classify_integer(std::string_view t) {
+  IntegerToken out;
+  if (t.find_first_of(".eE") != std::string_view::npos) return out;
+  std::size_t i = 0;
+  if (t[0] == '-') {
+    out.negative = true;
+    i = 1;
+  }
+  std::uint64_t m = 0;
+  for (; i < t.size(); ++i) {
+    const auto d = static_cast<std::uint64_t>(t[i] - '0');
+    if (m > (std::numeric_limits<std::uint64_t>::max() - d) / 10) return out;  // a double for nlohmann
+    m = m * 10 + d;
+  }
+  if (out.negative && m > (std::uint64_t{1} << 63)) return out;
+  out.is_integer = true;
+  out.magnitude = m;
+  return out;
+}
+
+// A string token, quotes included, is exactly one string: the first
+// unescaped quote after the opening one is its last byte.
+bool is_one_string(std::string_view t) {
+  if (t.size() < 2 || t.front() != '"') return false;
+  for (std::size_t i = 1; i < t.size(); ++i) {
+    if (t[i] == '\\') {
+      ++i;
+    } else if (t[i] == '"') {
+      return i + 1 == t.size();
+    }
+  }
+  return false;
+}
+
+// The text of a string value, unescaped; views the line when it holds no
+// escape, else simdjson's string buffer (valid while the line is parsed).
+Status string_text(od::value& v, std::string_view token, std::string_view& out) {
+  if (token.size() >= 2 && token.back() == '"') {
+    const std::string_view inner = token.substr(1, token.size() - 2);
+    bool plain = true;
+    for (const char c : inner) plain &= c != '\\' && c != '"';
+    if (plain) {
+      out = inner;
+      return Status::ok;
+    }
+  }
+  if (!is_one_string(token)) return Status::broken;
+  if (v.get_string().get(out) != simdjson::SUCCESS) return Status::broken;  // a bad escape
+  return Status::ok;
+}
+
+// ---- walking a value only to check it is JSON ----
+Status validate(od::value v, Ctx& ctx);
+
+// A member's key. Most keys are compared raw against a table's keys, which
+// have no escapes, so a key is unescaped (and its escapes checked) only when
+// something asks for its text or nothing matched it raw.
+class Key {
+ public:
+  Key(std::string_view raw, od::field& field) : raw_(raw), field_(field) {}
+
+  std::string_view raw() const { return raw_; }
+
+  // Whether the key is `k` (which has no escapes). False on a bad escape;
+  // for_each_member then refuses the line.
+  bool is(std::string_view k) {
+    if (raw_.size() == k.size() && __builtin_memcmp(raw_.data(), k.data(), k.size()) == 0) {
+      checked_ = true;  // it equals a text without escapes, so it has none
+      return true;
+    }
+    std::string_view t;
+    return has_escape() && text(t) && t == k;
+  }
+  // The raw key equalled a text without escapes, so it has none.
+  void matched_raw() { checked_ = true; }
+  bool has_escape() {
+    if (escape_ == Escape::unknown) escape_ = raw_.find('\\') == std::string_view::npos ? Escape::none : Escape::some;
+    return escape_ == Escape::some;
+  }
+  // The key unescaped; false when an escape is bad.
+  bool text(std::string_view& out) {
+    if (!has_escape()) {
+      checked_ = true;
+      out = raw_;
+      return true;
+    }
+    if (!checked_) {
+      checked_ = true;
+      unescape_ok_ = field_.unescaped_key().get(unescaped_) == simdjson::SUCCESS;  // once: it consumes the key
+    }
+    out = unescaped_;
+    return unescape_ok_;
+  }
+  // After the member was handled: false when its key is not valid JSON.
+  bool check() {
+    if (checked_ && escape_ != Escape::some) return true;
+    std::string_view ignored;
+    return text(ignored);
+  }
+
+ private:
+  enum class Escape : std::uint8_t { unknown, none, some };
+  std::string_view raw_;
+  od::field& field_;
+  Escape escape_ = Escape::unknown;
+  bool checked_ = false;
+  bool unescape_ok_ = false;
+  std::string_view unescaped_;
+};
+
+// Calls on_field(key, value) for each member of `object`. Between a key and
+// its value only whitespace and the ':' may stand (On-Demand steps from
+// structural to structural and does not look between them).
+template <class OnField>
+Status for_each_member(od::object& object, const Ctx& ctx, OnField&& on_field) {
+  for (auto result : object) {
+    od::field f;
+    if (std::move(result).get(f) != simdjson::SUCCESS) return Status::broken;
+    const char* raw = f.key().raw();
+    od::value v = f.value();
+    const char* value = v.raw_json_token().data();
+    if (value >= ctx.end || raw >= value) return Status::broken;
+    // Back from the value: whitespace, ':', whitespace, the key's closing quote.
+    const char* p = value - 1;
+    while (p > raw && is_space(*p)) --p;
+    if (p <= raw || *p != ':') return Status::broken;
+    --p;
+    while (p >= raw && is_space(*p)) --p;
+    if (p < raw || *p != '"') return Status::broken;
+    Key key(std::string_view(raw, static_cast<std::size_t>(p - raw)), f);
+    if (on_field(key, v) == Status::broken || !key.check()) return Status::broken;
+  }
+  return Status::ok;
+}
+
+Status validate(od::value v, Ctx& ctx) {
+  const std::string_view t = token_of(v, ctx);
+  if (t.empty()) return Status::broken;
+  switch (t[0]) {
+    case '{': {
+      od::object object;
+      if (v.get_object().get(object) != simdjson::SUCCESS) return Status::broken;
+      return for_each_member(object, ctx, [&](Key&, od::value child) { return validate(child, ctx); });
+    }
+    case '[': {
+      od::array array;
+      if (v.get_array().get(array) != simdjson::SUCCESS) return Status::broken;
+      for (auto result : array) {
+        od::value element;
+        if (std::move(result).get(element) != simdjson::SUCCESS) return Status::broken;
+        if (validate(element, ctx) == Status::broken) return Status::broken;
+      }
+      return Status::ok;
+    }
+    case '"': {
+      std::string_view ignored;
+      return string_text(v, t, ignored);
+    }
+    case 't': return t == "true" ? Status::ok : Status::broken;
+    case 'f': return t == "false" ? Status::ok : Status::broken;
+    case 'n': return t == "null" ? Status::ok : Status::broken;
+    default:
+      return is_json_number(t) && is_finite_number(v) ? Status::ok : Status::broken;
+  }
+}
+
+// A value of the wrong type: invalid, once it is known to be JSON at all.
+Status wrong_type(od::value v, Ctx& ctx, std::string_view expected) {
+  if (validate(v, ctx) == Status::broken) return Status::broken;
+  ctx.error = fmt::format("expected {}", expected);
+  return Status::invalid;
+}
+
+// A value to read into: T{}, or for a Fact (which has no default) a Missing,
+// as json_fields.h's Blank.
+template <class T>
+T blank() {
+  if constexpr (requires { T{}; }) {
+    return T{};
+  } else {
+    return T(Missing{});
+  }
+}
+
+// out = value, without the variant's generic assignment (a fresh Fact holds
+// a Missing, which this destroys directly).
+template <class T>
+void replace(Fact<T>& out, T&& value) {
+  if constexpr (std::is_nothrow_move_constructible_v<T>) {
+    std::destroy_at(&out);
+    std::construct_at(&out, std::move(value));
+  } else {
+    out = std::move(value);
+  }
+}
+
+template <class T>
+T& emplace_blank(std::vector<T>& values) {
+  if constexpr (requires { T{}; }) {
+    return values.emplace_back();
+  } else {
+    return values.emplace_back(Missing{});
+  }
+}
+
+// ---- the readers: one overload per kind of member, declared first ----
+template <class T>
+  requires std::is_arithmetic_v<T>
+Status read_simd(od::value v, T& out, Ctx& ctx);
+Status read_simd(od::value v, std::string& out, Ctx& ctx);
+Status read_simd(od::value v, char& out, Ctx& ctx);
+Status read_simd(od::value v, ExitStatus& out, Ctx& ctx);
+template <class T>
+Status read_simd(od::value v, Fact<T>& out, Ctx& ctx);
+template <class T>
+Status read_simd(od::value v, std::optional<T>& out, Ctx& ctx);
+template <class T>
+Status read_simd(od::value v, std::vector<T>& out, Ctx& ctx);
+template <class T>
+Status read_simd(od::value v, std::map<std::string, T>& out, Ctx& ctx);
+template <Described T>
+Status read_simd(od::value v, T& out, Ctx& ctx);
+
+template <class T>
+  requires std::is_arithmetic_v<T>
+Status read_simd(od::value v, T& out, Ctx& ctx) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // Fast path: at most 18 digits (no overflow possible), maybe a '-', no
+    // leading zero, then a delimiter. The value is left to On-Demand to step
+    // over. Anything else takes the checked path below.
+    const char* p = v.raw_json_token().data();
+    if (p >= ctx.end) return Status::broken;
+    const bool negative = *p == '-';
+    const char* digits = p + (negative ? 1 : 0);
+    const char* q = digits;
+    std::uint64_t m = 0;
+    // Up to eight digits per step, in a word (the line is followed by
+    // padding, so reading eight bytes is safe; digits read past its end make
+    // the check below fail and the checked path decide).
+    for (int round = 0; round < 3; ++round) {
+      std::uint64_t chunk;
+      std::memcpy(&chunk, q, 8);
+      const int k = leading_digits(chunk);
+      if (k == 8) {
+        m = m * 100000000 + parse_eight_digits(chunk);
+        q += 8;
+        continue;
+      }
+      if (k > 0) {
+        const std::uint64_t shifted = (chunk << (8 * (8 - k))) | (0x3030303030303030ull >> (8 * k));
+        static constexpr std::uint64_t kPow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+        m = m * kPow10[k] + parse_eight_digits(shifted);
+        q += k;
+      }
+      break;
+    }
+    const auto n = q - digits;
+    if (n > 0 && n <= 18 && (digits[0] != '0' || n == 1) && q < ctx.end && is_delimiter(*q)) {
+      if (negative) {
+        const auto x = -static_cast<std::int64_t>(m);
+        if (std::in_range<T>(x)) {
+          out = static_cast<T>(x);
+          return Status::ok;
+        }
+      } else if (std::in_range<T>(m)) {
+        out = static_cast<T>(m);
+        return Status::ok;
+      }
+    }
+  }
+  const std::string_view t = token_of(v, ctx);
+  if (t.empty()) return Status::broken;
+  if constexpr (std::is_same_v<T, bool>) {
+    if (t == "true") {
+      out = true;
+      return Status::ok;
+    }
+    if (t == "false") {
+      out = false;
+      return Status::ok;
+    }
+    return wrong_type(v, ctx, "a boolean");
+  } else if constexpr (std::is_floating_point_v<T>) {
+    static_assert(std::is_same_v<T, double>, "only double members are read");
+    if (t[0] != '-' && !is_digit(t[0])) return wrong_type(v, ctx, "a number");
+    double d = 0;
+    if (v.get_double().get(d) == simdjson::SUCCESS) {
+      out = d;
+      return Status::ok;
+    }
+    return Status::broken;  // bad grammar, or it overflows a double: nlohmann refuses both
+  } else {
+    if (t[0] != '-' && !is_digit(t[0])) return wrong_type(v, ctx, "an integer");
+    // The slow path decides between a syntax error and a number that does
+    // not fit: a fraction, an exponent, too large, or "-0" for an unsigned.
+    if (!is_json_number(t) || !is_finite_number(v)) return Status::broken;
+    const IntegerToken n = classify_integer(t);
+    if (n.is_integer) {
+      bool fits = false;
+      T value{};
+      if (n.negative) {
+        if (n.magnitude == 0) {
+          fits = true;
+        } else if constexpr (std::is_signed_v<T>) {
+          const std::int64_t x = n.magnitude == (std::uint64_t{1} << 63)
+                                     ? std::numeric_limits<std::int64_t>::min()
+                                     : -static_cast<std::int64_t>(n.magnitude);
+          fits = std::in_range<T>(x);
+          if (fits) value = static_cast<T>(x);
+        }
+      } else {
+        fits = std::in_range<T>(n.magnitude);
+        if (fits) value = static_cast<T>(n.magnitude);
+      }
+      if (fits) {
+        out = value;
+        return Status::ok;
+      }
+    }
+    ctx.error = n.is_integer ? fmt::format("{} is out of range", t) : fmt::format("{} is not an integer", t);
+    return Status::invalid;
+  }
+}
+
+Status read_simd(od::value v, std::string& out, Ctx& ctx) {
+  const std::string_view t = token_of(v, ctx);
+  if (t.empty()) return Status::broken;
+  if (t[0] != '"') return wrong_type(v, ctx, "a string");
+  std::string_view text;
+  if (Status s = string_text(v, t, text); s != Status::ok) return s;
+  out.assign(text);
+  return Status::ok;
+}
+
+// One-letter codes ("o", "e"); no journal record has one yet.
+[[maybe_unused]] Status read_simd(od::value v, char& out, Ctx& ctx) {
+  std::string text;
+  if (Status s = read_simd(v, text, ctx); s != Status::ok) return s;
+  if (text.size() != 1) {
+    ctx.error = fmt::format("expected a one-letter code, got \"{}\"", text);
+    return Status::invalid;
+  }
+  out = text[0];
+  return Status::ok;
+}
+
+// ---- objects with a field table ----
+
+// visit_field (fields.h) over a table known at compile time, so that each
+// key compares as a length and a fixed-size memcmp; it also passes the
+// field's index.
+template <const auto& kTable, class Visit, std::size_t... I>
+bool visit_indexed(std::string_view key, Visit&& visit, std::index_sequence<I...>) {
+  auto matches = [&](std::string_view k) {
+    return key.size() == k.size() && __builtin_memcmp(key.data(), k.data(), k.size()) == 0;
+  };
+  return ((matches(std::get<I>(kTable).key) &&
+           (visit(std::integral_constant<std::size_t, I>{}, std::get<I>(kTable)), true)) ||
+          ...);
+}
+
+// Reads the members of one object into `out`, following the field table
+// kTable: the same rules as json_fields.h's read_json for a Described type.
+// Feed it each member with on_field, then call finish.
+template <class Struct, const auto& kTable>
+class TableReader {
+ public:
+  static constexpr std::size_t kFields = std::tuple_size_v<std::remove_cvref_t<decltype(kTable)>>;
+  static_assert(kFields <= 64);
+
+  explicit TableReader(Struct& out) : out_(out) {}
+
+  // False when `key` is not in the table (the caller decides what to do).
+  bool on_field(Key& key, od::value v, Ctx& ctx, Status& status) {
+    if (visit_field(key.raw(), v, ctx, status)) {
+      key.matched_raw();
+      return true;
+    }
+    std::string_view text;
+    if (!key.has_escape()) return false;
+    if (!key.text(text)) {
+      status = Status::broken;
+      return true;
+    }
+    return visit_field(text, v, ctx, status);
+  }
+
+  // Absent keys take their default; the first failure in table order wins.
+  Status finish(Ctx& ctx) {
+    Status status = Status::ok;
+    finish_each(ctx, status, std::make_index_sequence<kFields>{});
+    return status;
+  }
+
+ private:
+  bool visit_field(std::string_view key, od::value& v, Ctx& ctx, Status& status) {
+    return visit_indexed<kTable>(
+        key,
+        [&](auto index, const auto& f) {
+          constexpr std::size_t i = decltype(index)::value;
+          constexpr std::uint64_t bit = std::uint64_t{1} << i;
+          auto& member = out_.*(f.member);
+          // A key seen again reads afresh: nlohmann keeps only the last.
+          if (seen_ & bit) member = blank<std::remove_cvref_t<decltype(member)>>();
+          seen_ |= bit;
+          if (f.presence == Presence::required && first_char(v, ctx) == 'n') {
+            status = token_of(v, ctx) == "null" ? Status::invalid : Status::broken;
+            ctx.error = fmt::format("no \"{}\"", f.key);
+          } else {
+            status = read_simd(v, member, ctx);
+            if (status == Status::invalid) ctx.error = fmt::format("\"{}\": {}", f.key, ctx.error);
+          }
+          if (status == Status::ok) {
+            failed_ &= ~bit;
+          } else if (status == Status::invalid) {
+            failed_ |= bit;
+            if (messages_.empty()) messages_.resize(kFields);
+            messages_[i] = std::move(ctx.error);
+          }
+        },
+        std::make_index_sequence<kFields>{});
+  }
+
+  template <class M>
+  static void mark_absent(M& /*member*/, std::string_view /*key*/) {}
+  template <class T>
+  static void mark_absent(Fact<T>& member, std::string_view key) {
+    member = Missing{MissingReason::not_present, "no " + std::string(key)};
+  }
+
+  template <std::size_t... I>
+  void finish_each(Ctx& ctx, Status& status, std::index_sequence<I...>) {
+    (finish_one<I>(ctx, status), ...);
+  }
+  template <std::size_t I>
+  void finish_one(Ctx& ctx, Status& status) {
+    const auto& f = std::get<I>(kTable);
+    constexpr std::uint64_t bit = std::uint64_t{1} << I;
+    if (!(seen_ & bit)) {
+      if (f.presence == Presence::required) {
+        if (status == Status::ok) ctx.error = fmt::format("no \"{}\"", f.key);
+        status = Status::invalid;
+      } else {
+        mark_absent(out_.*(f.member), f.key);
+      }
+    } else if (failed_ & bit) {
+      if (status == Status::ok) ctx.error = messages_[I];
+      status = Status::invalid;
+    }
+  }
+
+  Struct& out_;
+  std::uint64_t seen_ = 0;
+  std::uint64_t failed_ = 0;
+  std::vector<std::string> messages_;  // sized on the first failure
+};
+
+// Reads `object`'s members through a TableReader; keys outside the table are
+// checked and ignored. on_other(key, value, status) sees every member first
+// and may take it (returning true and setting the status).
+template <const auto& kTable, class Struct, class OnOther>
+Status read_table(od::object& object, Struct& out, Ctx& ctx, OnOther&& on_other) {
+  TableReader<Struct, kTable> reader(out);
+  Status walk = for_each_member(object, ctx, [&](Key& key, od::value v) {
+    Status status = Status::ok;
+    if (on_other(key, v, status)) return status;
+    if (reader.on_field(key, v, ctx, status)) return status;
+    return validate(v, ctx);
+  });
+  if (walk == Status::broken) return walk;
+  return reader.finish(ctx);
+}
+
+constexpr auto kNoOther = [](Key&, od::value&, Status&) { return false; };
+
+// ExitStatus's own form (records_json.cpp): exit_code and signal (null when
+// not set), core_dumped; launcher_code, description and signal_name are
+// derived, ignored on read.
+constexpr auto kExitStatusFields = std::tuple{field("exit_code", &ExitStatus::exit_code),
+                                              field("signal", &ExitStatus::signal),
+                                              field("core_dumped", &ExitStatus::core_dumped)};
+
+// The members of an object read into a type with a field table. `out` is
+// blank (a duplicate key was reset by the TableReader above it).
+template <Described T, class OnOther>
+Status read_fields(od::object& object, T& out, Ctx& ctx, OnOther&& on_other) {
+  return read_table<Fields<T>::list>(object, out, ctx, on_other);
+}
+template <class OnOther>
+Status read_fields(od::object& object, ExitStatus& out, Ctx& ctx, OnOther&& on_other) {
+  return read_table<kExitStatusFields>(object, out, ctx, on_other);
+}
+
+template <Described T>
+Status read_simd(od::value v, T& out, Ctx& ctx) {
+  const char c = first_char(v, ctx);
+  if (c == '\0') return Status::broken;
+  if (c != '{') return wrong_type(v, ctx, "an object");
+  od::object object;
+  if (v.get_object().get(object) != simdjson::SUCCESS) return Status::broken;
+  return read_fields(object, out, ctx, kNoOther);
+}
+
+Status read_simd(od::value v, ExitStatus& out, Ctx& ctx) {
+  const char c = first_char(v, ctx);
+  if (c == '\0') return Status::broken;
+  if (c != '{') return wrong_type(v, ctx, "an exit status object");
+  od::object object;
+  if (v.get_object().get(object) != simdjson::SUCCESS) return Status::broken;
+  return read_fields(object, out, ctx, kNoOther);
+}
+
+template <class T>
+Status read_simd(od::value v, std::optional<T>& out, Ctx& ctx) {
+  if (first_char(v, ctx) == 'n' && token_of(v, ctx) == "null") {
+    out.reset();
+    return Status::ok;
+  }
+  out = blank<T>();
+  return read_simd(v, *out, ctx);
+}
+
+template <class T>
+Status read_simd(od::value v, std::vector<T>& out, Ctx& ctx) {
+  const char c = first_char(v, ctx);
+  if (c == '\0') return Status::broken;
+  if (c != '[') return wrong_type(v, ctx, "an array");
+  od::array array;
+  if (v.get_array().get(array) != simdjson::SUCCESS) return Status::broken;
+  out.clear();
+  // Most arrays are as long as the last one of their kind (a sample's
+  // processes): reserve that much rather than grow step by step.
+  thread_local std::size_t last_size = 0;
+  out.reserve(last_size);
+  Status status = Status::ok;
+  std::string first_error;
+  for (auto result : array) {
+    od::value element;
+    if (std::move(result).get(element) != simdjson::SUCCESS) return Status::broken;
+    const Status s = read_simd(element, emplace_blank(out), ctx);
+    if (s == Status::broken) return s;
+    if (s == Status::invalid && status == Status::ok) {
+      status = s;
+      first_error = fmt::format("[{}]: {}", out.size() - 1, ctx.error);
+    }
+  }
+  last_size = std::min<std::size_t>(std::max(out.size(), last_size - last_size / 8), 4096);
+  if (status == Status::invalid) ctx.error = std::move(first_error);
+  return status;
+}
+
+template <class T>
+Status read_simd(od::value v, std::map<std::string, T>& out, Ctx& ctx) {
+  const char c = first_char(v, ctx);
+  if (c == '\0') return Status::broken;
+  if (c != '{') return wrong_type(v, ctx, "an object");
+  od::object object;
+  if (v.get_object().get(object) != simdjson::SUCCESS) return Status::broken;
+  out.clear();
+  std::vector<std::pair<std::string, std::string>> failing;  // key, why: only the last of duplicates counts
+  const Status walk = for_each_member(object, ctx, [&](Key& k, od::value item) {
+    std::string_view key;
+    if (!k.text(key)) return Status::broken;
+    T value = blank<T>();
+    const Status s = read_simd(item, value, ctx);
+    if (s == Status::broken) return s;
+    std::erase_if(failing, [&](const auto& entry) { return entry.first == key; });
+    if (s == Status::ok) {
+      out.insert_or_assign(std::string(key), std::move(value));
+    } else {
+      failing.emplace_back(std::string(key), std::move(ctx.error));
+    }
+    return Status::ok;
+  });
+  if (walk == Status::broken) return walk;
+  if (failing.empty()) return Status::ok;
+  ctx.error = fmt::format("\"{}\": {}", failing.front().first, failing.front().second);
+  return Status::invalid;
+}
+
+// ---- facts: the value, or {"missing": {"reason": ..., "detail": ...}} ----
+
+// missing_from_json's defaults: an absent reason reads as "failed", an absent
+// detail as "".
+struct MissingText {
+  std::string reason = "failed";
+  std::string detail;
+};
+constexpr auto kMissingFields =
+    std::tuple{field("reason", &MissingText::reason), field("detail", &MissingText::detail)};
+
+// What the members named "missing" of an object said; the last one counts.
+struct MissingCandidate {
+  bool seen = false;
+  bool is_object = false;  // only then is the whole a Missing
+  Status status = Status::ok;
+  std::string error;
+  Missing missing;
+
+  Status take(od::value v, Ctx& ctx) {
+    seen = true;
+    const std::string_view t = token_of(v, ctx);
+    if (t.empty()) return Status::broken;
+    is_object = t[0] == '{';
+    if (!is_object) return validate(v, ctx);
+    od::object object;
+    if (v.get_object().get(object) != simdjson::SUCCESS) return Status::broken;
+    MissingText text;
+    status = read_table<kMissingFields>(object, text, ctx, kNoOther);
+    if (status == Status::broken) return status;
+    if (status == Status::invalid) error = "\"missing\": " + ctx.error;
+    missing = Missing{missing_reason_from_string(text.reason), std::move(text.detail)};
+    return Status::ok;
+  }
+};
+
+// The field table of a type read from an object, for Fact<T> to read in one
+// pass beside a possible "missing"; std::optional<T> reads as T.
+template <class T>
+constexpr bool kHasTable = false;
+template <Described T>
+constexpr bool kHasTable<T> = true;
+template <>
+constexpr bool kHasTable<ExitStatus> = true;
+template <class T>
+constexpr bool kHasTable<std::optional<T>> = kHasTable<T>;
+
+template <class T, class OnOther>
+Status read_object_fields(od::object& object, T& out, Ctx& ctx, OnOther&& on_other) {
+  return read_fields(object, out, ctx, on_other);
+}
+template <class T, class OnOther>
+Status read_object_fields(od::object& object, std::optional<T>& out, Ctx& ctx, OnOther&& on_other) {
+  out = blank<T>();
+  return read_fields(object, *out, ctx, on_other);
+}
+
+template <class T>
+constexpr bool kIsMap = false;
+template <class T>
+constexpr bool kIsMap<std::map<std::string, T>> = true;
+
+template <class T>
+Status read_simd(od::value v, Fact<T>& out, Ctx& ctx) {
+  // nlohmann would read a map's "missing" member both ways; no table has a
+  // Fact of a map, so that case is not written.
+  static_assert(!kIsMap<T>, "Fact<std::map<...>> is not read");
+  const char c = first_char(v, ctx);
+  if (c == '\0') return Status::broken;
+  if (c != '{') {  // not a Missing: the value itself
+    T value = blank<T>();
+    const Status s = read_simd(v, value, ctx);
+    if (s == Status::ok) replace(out, std::move(value));
+    return s;
+  }
+  // An object is a Missing when its only key is "missing" and that holds an
+  // object (is_missing_json); otherwise it is read as T.
+  od::object object;
+  if (v.get_object().get(object) != simdjson::SUCCESS) return Status::broken;
+  MissingCandidate candidate;
+  bool others = false;
+  auto take_missing = [&](Key& key, od::value& item, Status& status) {
+    if (!key.is("missing")) {
+      others = true;
+      return false;
+    }
+    status = candidate.take(item, ctx);
+    return true;
+  };
+  Status s = Status::ok;
+  T value{};
+  if constexpr (kHasTable<T>) {
+    s = read_object_fields(object, value, ctx, take_missing);
+  } else {
+    s = for_each_member(object, ctx, [&](Key& key, od::value item) {
+      Status status = Status::ok;
+      if (take_missing(key, item, status)) return status;
+      return validate(item, ctx);
+    });
+    if (s == Status::ok) {
+      ctx.error = "expected a value or {\"missing\": {...}}, got another object";
+      s = Status::invalid;
+    }
+  }
+  if (s == Status::broken) return s;
+  if (candidate.seen && candidate.is_object && !others) {
+    if (candidate.status == Status::ok) {
+      out = std::move(candidate.missing);
+      return Status::ok;
+    }
+    ctx.error = std::move(candidate.error);
+    return Status::invalid;
+  }
+  if (s == Status::ok) out = std::move(value);
+  return s;
+}
+
+// ---- a whole line ----
+
+Missing unparseable(std::string detail) { return Missing{MissingReason::unparseable, std::move(detail)}; }
+
+// The members named "type" of a record's line: the last one counts.
+struct TypeSeen {
+  bool is_string = false;
+  std::string text;
+};
+
+template <class Record>
+bool try_record(std::string_view type, od::object& object, Ctx& ctx, std::optional<JournalRecord>& out,
+                Status& status, TypeSeen& seen) {
+  if (type != record_type<Record>()) return false;
+  Record record;
+  auto note_type = [&](Key& key, od::value& v, Status& s) {
+    if (!key.is("type")) return false;
+    const std::string_view t = token_of(v, ctx);
+    seen.is_string = !t.empty() && t[0] == '"';
+    if (!seen.is_string) {
+      s = validate(v, ctx);
+      return true;
+    }
+    std::string_view text;
+    s = string_text(v, t, text);
+    seen.text.assign(text);
+    return true;
+  };
+  status = read_table<Fields<Record>::list>(object, record, ctx, note_type);
+  if (status == Status::ok) out.emplace(std::in_place_type<Record>, std::move(record));
+  return true;
+}
+
+template <class... Records>
+bool parse_record(std::string_view type, od::object& object, Ctx& ctx, std::optional<JournalRecord>& out,
+                  Status& status, TypeSeen& seen, std::variant<Records...>* /*tag*/) {
+  return (try_record<Records>(type, object, ctx, out, status, seen) || ...);
+}
+
+// The type as `ftdiag run` writes it: keys sorted, so the line ends with
+// ,"type":"sample"}. Only a guess, confirmed by reading the line.
+std::string_view guess_type(const char* data, std::size_t size) {
+  std::size_t end = size;
+  while (end > 0 && is_space(data[end - 1])) --end;
+  if (end < 2 || data[end - 1] != '}' || data[end - 2] != '"') return {};
+  const std::size_t close = end - 2;
+  std::size_t open = close;
+  while (open > 0 && data[open - 1] != '"') {
+    const char c = data[open - 1];
+    if (c < 'a' || c > 'z' || close - open > 16) return {};
+    --open;
+  }
+  constexpr std::string_view key = "\"type\":";
+  if (open < 1 + key.size() || std::memcmp(data + open - 1 - key.size(), key.data(), key.size()) != 0) return {};
+  return {data + open, close - open};
+}
+
+// Whether nothing but whitespace follows the root value.
+bool at_end(od::document& doc) {
+  const char* location = nullptr;
+  return doc.current_location().get(location) == simdjson::OUT_OF_BOUNDS;
+}
+
+// For a line that fails: not JSON at all, or the given reason. Parses the
+// line again from the start (a failed get_object() may have abandoned the
+// document, which then cannot be rewound), entering the root through
+// get_object() or get_array(), whose checks On-Demand relies on to stay
+// inside an unbalanced document.
+Missing why_not(od::parser& parser, const simdjson::padded_string_view& line, Ctx& ctx, std::string reason) {
+  const Missing not_json = unparseable(std::string(kNotAJsonObject));
+  od::document doc;
+  od::json_type type;
+  if (parser.iterate(line).get(doc) != simdjson::SUCCESS || doc.type().get(type) != simdjson::SUCCESS) return not_json;
+  if (type == od::json_type::object) {
+    od::object object;
+    if (doc.get_object().get(object) != simdjson::SUCCESS) return not_json;
+    if (for_each_member(object, ctx, [&](Key&, od::value v) { return validate(v, ctx); }) == Status::broken) {
+      return not_json;
+    }
+  } else if (type == od::json_type::array) {
+    od::array array;
+    if (doc.get_array().get(array) != simdjson::SUCCESS) return not_json;
+    for (auto result : array) {
+      od::value element;
+      if (std::move(result).get(element) != simdjson::SUCCESS || validate(element, ctx) == Status::broken) {
+        return not_json;
+      }
+    }
+  } else {
+    return unparseable("not a JSON object");  // a scalar: whether valid or not, it is no record
+  }
+  if (!at_end(doc)) return not_json;
+  return unparseable(std::move(reason));
+}
+
+}  // namespace
+
+struct JournalLineParser::Impl {
+  od::parser parser;
+  Ctx ctx;
+  std::string type;
+  std::unique_ptr<char[]> copy;  // for parse(): the line, padded
+  std::size_t copy_capacity = 0;
+
+  Fact<JournalRecord> parse(const char* data, std::size_t size, std::size_t capacity) {
+    // nlohmann skips a byte order mark at the start.
+    if (size >= 3 && std::memcmp(data, "\xEF\xBB\xBF", 3) == 0) {
+      data += 3;
+      size -= 3;
+      capacity -= 3;
+    }
+    const simdjson::padded_string_view line(data, size, capacity);
+    ctx.end = data + size;
+    od::document doc;
+    if (parser.iterate(line).get(doc) != simdjson::SUCCESS) {
+      return unparseable(std::string(kNotAJsonObject));
+    }
+    od::object object;
+    if (doc.get_object().get(object) != simdjson::SUCCESS) return why_not(parser, line, ctx, "not a JSON object");
+
+    std::optional<JournalRecord> record;
+    Status status = Status::ok;
+    TypeSeen seen;
+    auto finish = [&]() -> Fact<JournalRecord> {
+      if (status == Status::invalid) return unparseable(std::move(ctx.error));
+      return std::move(*record);
+    };
+
+    // One pass when the type read from the line's end is the record's.
+    type.assign(guess_type(data, size));
+    if (!type.empty() && parse_record(type, object, ctx, record, status, seen, static_cast<JournalRecord*>(nullptr))) {
+      if (status == Status::broken || !at_end(doc)) return unparseable(std::string(kNotAJsonObject));
+      if (seen.is_string && seen.text == type) return finish();
+      record.reset();
+      doc.rewind();
+      if (doc.get_object().get(object) != simdjson::SUCCESS) return unparseable(std::string(kNotAJsonObject));
+    }
+
+    // Otherwise pass 1 finds the "type" (the last one, as for nlohmann)...
+    bool type_is_string = false;
+    const Status types = for_each_member(object, ctx, [&](Key& key, od::value v) {
+      if (!key.is("type")) return Status::ok;
+      const std::string_view t = token_of(v, ctx);
+      type_is_string = !t.empty() && t[0] == '"';
+      if (!type_is_string) return Status::ok;
+      std::string_view text;
+      const Status s = string_text(v, t, text);
+      type.assign(text);
+      return s;
+    });
+    if (types == Status::broken) return unparseable(std::string(kNotAJsonObject));
+    if (!type_is_string) return why_not(parser, line, ctx, "no \"type\"");
+
+    // ... and pass 2 reads the record, every byte checked.
+    doc.rewind();
+    if (doc.get_object().get(object) != simdjson::SUCCESS) return unparseable(std::string(kNotAJsonObject));
+    status = Status::ok;
+    if (!parse_record(type, object, ctx, record, status, seen, static_cast<JournalRecord*>(nullptr))) {
+      return why_not(parser, line, ctx, fmt::format("unknown record type \"{}\"", type));
+    }
+    if (status == Status::broken || !at_end(doc)) return unparseable(std::string(kNotAJsonObject));
+    return finish();
+  }
+};
+
+JournalLineParser::JournalLineParser() : impl_(std::make_unique<Impl>()) {}
+JournalLineParser::~JournalLineParser() = default;
+JournalLineParser::JournalLineParser(JournalLineParser&&) noexcept = default;
+JournalLineParser& JournalLineParser::operator=(JournalLineParser&&) noexcept = default;
+
+std::size_t JournalLineParser::padding() { return simdjson::SIMDJSON_PADDING; }
+
+Fact<JournalRecord> JournalLineParser::parse_in_place(const char* data, std::size_t size, std::size_t capacity) {
+  try {
+    return impl_->parse(data, size, capacity);
+  } catch (const std::exception& e) {  // std::bad_alloc, from a record's members
+    return unparseable(e.what());
+  }
+}
+
+Fact<JournalRecord> JournalLineParser::parse(std::string_view line) {
+  const std::size_t needed = line.size() + padding();
+  if (impl_->copy_capacity < needed) {
+    impl_->copy = std::make_unique<char[]>(needed);
+    impl_->copy_capacity = needed;
+  }
+  if (!line.empty()) std::memcpy(impl_->copy.get(), line.data(), line.size());
+  std::memset(impl_->copy.get() + line.size(), 0, padding());
+  return parse_in_place(impl_->copy.get(), line.size(), impl_->copy_capacity);
+}
+
+Fact<JournalRecord> parse_journal_line(std::string_view line) {
+  thread_local JournalLineParser parser;
+  return parser.parse(line);
+}
+
+// ---- the file ----
+
+namespace {
+
+constexpr std::size_t kBlock = std::size_t{1} << 20;
+
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+Fact<JournalReadStats> read_journal(const std::filesystem::path& journal, JournalSink& sink) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer.
+  FileDescriptor fd(::open(journal.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (fd.get() < 0) return missing_from_errno(errno, "open " + journal.string());
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return missing_from_errno(errno, "stat " + journal.string());
+  if (S_ISDIR(st.st_mode)) return Missing{MissingReason::unparseable, journal.string() + " is a directory, not a file"};
+  if (!S_ISREG(st.st_mode)) return Missing{MissingReason::unparseable, journal.string() + " is not a regular file"};
+  ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
+
+  const std::size_t pad = JournalLineParser::padding();
+  JournalLineParser parser;
+  JournalReadStats stats;
+  // [0, filled) holds data: the start of the current line, then what follows.
+  std::size_t data_capacity = kBlock;
+  auto buffer = std::make_unique_for_overwrite<char[]>(data_capacity + pad);
+  std::size_t filled = 0;
+  std::size_t scanned = 0;    // no '\n' in [0, scanned)
+  bool skipping = false;      // inside a line over kMaxJournalLine: drop bytes until its end
+  std::uint64_t line_number = 1;
+
+  auto too_long = [&]() {
+    ++stats.problems;
+    sink.on_problem(line_number, "longer than 16 MiB, cut");
+  };
+  // The line [start, start + length) of the buffer, "\n" excluded.
+  auto deliver = [&](std::size_t start, std::size_t length) {
+    ++stats.lines;
+    const char* line = buffer.get() + start;
+    if (length == 0 || (length == 1 && line[0] == '\r')) return;
+    if (length > kMaxJournalLine) return too_long();
+    auto record = parser.parse_in_place(line, length, data_capacity + pad - start);
+    if (record) {
+      ++stats.records;
+      sink.on_record(std::move(record).value());
+    } else {
+      ++stats.problems;
+      sink.on_problem(line_number, record.missing().detail);
+    }
+  };
+
+  while (true) {
+    if (filled == data_capacity) {  // one line fills the buffer: make room, up to the cap
+      const std::size_t grown = std::min(data_capacity * 2, kMaxJournalLine + kBlock);
+      auto bigger = std::make_unique_for_overwrite<char[]>(grown + pad);
+      std::memcpy(bigger.get(), buffer.get(), filled);
+      buffer = std::move(bigger);
+      data_capacity = grown;
+    }
+    const ssize_t got = ::read(fd.get(), buffer.get() + filled, data_capacity - filled);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return missing_from_errno(errno, fmt::format("read {} (line {})", journal.string(), line_number));
+    }
+    if (got == 0) break;
+    stats.bytes += static_cast<std::uint64_t>(got);
+    filled += static_cast<std::size_t>(got);
+
+    // Complete lines, parsed where they lie.
+    std::size_t start = 0;
+    while (const void* hit = std::memchr(buffer.get() + scanned, '\n', filled - scanned)) {
+      const std::size_t end = static_cast<std::size_t>(static_cast<const char*>(hit) - buffer.get());
+      if (skipping) {  // the end of a line reported as too long
+        skipping = false;
+        ++stats.lines;
+      } else {
+        deliver(start, end - start);
+      }
+      ++line_number;
+      start = scanned = end + 1;
+    }
+    // The unfinished line moves to the front, unless it is too long already.
+    const std::size_t partial = filled - start;
+    if (!skipping && partial > kMaxJournalLine) {
+      too_long();
+      skipping = true;
+    }
+    if (skipping) {
+      filled = scanned = 0;
+      continue;
+    }
+    if (start > 0 && partial > 0) std::memmove(buffer.get(), buffer.get() + start, partial);
+    filled = scanned = partial;
+  }
+  if (skipping) {
+    ++stats.lines;
+  } else if (filled > 0) {
+    buffer[filled] = '\n';  // within the padding: the same byte after it as after any other line
+    deliver(0, filled);     // a last line without "\n" is a line, as for std::getline
+  }
+  return stats;
+}
+
+}  // namespace ftdiag::evidence

@@ -1,0 +1,88 @@
+// Fast read-back of the journal (journal.jsonl): simdjson's On-Demand API
+// parses each line straight into its record, generic over the field tables
+// (record_fields.h), with no intermediate JSON tree.
+//
+// Same results as the nlohmann path, record_from_json(json::parse(line)), for
+// every line: the same records, and a failure wherever that path fails (the
+// reasons may be worded differently). Unknown keys are ignored, a duplicate
+// key counts at its last occurrence, an optional key that is absent keeps its
+// default (a Fact says "no KEY"), a required one absent or null fails the
+// line, and a value of the wrong type or an integer that does not fit its
+// member fails it too. Known difference: simdjson refuses JSON nested deeper
+// than 1024 levels, which nlohmann reads.
+//
+// simdjson stays out of this header.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "base/fact.h"
+#include "evidence/records.h"
+
+namespace ftdiag::evidence {
+
+// The longest journal line read; a longer one is skipped (never buffered
+// whole) and reported as a problem.
+inline constexpr std::size_t kMaxJournalLine = std::size_t{16} << 20;
+
+// Reason given for a line that is not JSON, or not an object.
+inline constexpr std::string_view kNotAJsonObject = "not a JSON object (cut short when ftdiag was killed?)";
+
+// Parses one journal line. Missing(unparseable) with the reason for anything
+// that is not a valid record; never throws. Uses a parser kept per thread.
+Fact<JournalRecord> parse_journal_line(std::string_view line);
+
+// A parser to reuse across lines (it keeps its buffers).
+class JournalLineParser {
+ public:
+  JournalLineParser();
+  ~JournalLineParser();
+  JournalLineParser(JournalLineParser&&) noexcept;
+  JournalLineParser& operator=(JournalLineParser&&) noexcept;
+
+  // Copies `line` into a padded buffer, then parses it.
+  Fact<JournalRecord> parse(std::string_view line);
+  // Parses in place: `capacity` bytes from `data` must be readable (their
+  // content past `size` does not matter), with capacity >= size + padding().
+  Fact<JournalRecord> parse_in_place(const char* data, std::size_t size, std::size_t capacity);
+  static std::size_t padding();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Receives what read_journal finds, line by line, in order.
+class JournalSink {
+ public:
+  virtual ~JournalSink() = default;
+  virtual void on_record(JournalRecord&& record) = 0;
+  // A line that is not a record. `reason` does not repeat the file or the
+  // line number, e.g. "not a JSON object (cut short when ftdiag was killed?)",
+  // "longer than 16 MiB, cut", "no \"pid\"".
+  virtual void on_problem(std::uint64_t line_number, std::string reason) = 0;
+};
+
+struct JournalReadStats {
+  std::uint64_t lines = 0;     // lines seen (a last line without "\n" counts), empty ones too
+  std::uint64_t records = 0;   // passed to on_record
+  std::uint64_t problems = 0;  // passed to on_problem
+  std::uint64_t bytes = 0;     // bytes read
+
+  bool operator==(const JournalReadStats&) const = default;
+};
+
+// Reads a journal file in large blocks and hands each line's record, or its
+// problem, to `sink`. A damaged or cut line costs only that line; empty lines
+// (and lines of a lone "\r") are skipped silently; a "\r" before "\n" is JSON
+// whitespace. Missing when the file cannot be opened, is not a regular file
+// (a FIFO is refused at once, never waited on), or a read fails (what was
+// read before that has been delivered).
+Fact<JournalReadStats> read_journal(const std::filesystem::path& journal, JournalSink& sink);
+
+}  // namespace ftdiag::evidence

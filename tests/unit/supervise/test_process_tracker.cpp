@@ -1,0 +1,43 @@
+#include "supervise/process_tracker.h"
+
+#include <doctest/doctest.h>
+
+#include "unit/collect/collect_fixtures.h"
+
+using ftdiag::Fact;
+using ftdiag::evidence::ExitStatus;
+using ftdiag::supervise::ProcessTracker;
+using ftdiag::collect::testing::fixture_roots;
+
+// tests/fixtures/process-tree: 200 is the root of a job (201..204 below it),
+// 300 and 100 are processes of the host outside it.
+
+TEST_CASE("process tracker: may_concern answers for the root, the live tree and remembered deaths only") {
+  ProcessTracker tracker(fixture_roots("process-tree"), 200);
+  CHECK(tracker.may_concern(200));   // the root: its forks start the tree
+  CHECK_FALSE(tracker.may_concern(201));  // not seen yet
+  CHECK_FALSE(tracker.may_concern(300));
+
+  REQUIRE(tracker.on_fork(200, 201, 1.0));
+  CHECK(tracker.may_concern(201));
+  REQUIRE(tracker.on_fork(201, 202, 1.1));  // a child of a tracked child
+  CHECK(tracker.may_concern(202));
+
+  // A death is remembered: a later witness (waitpid after netlink) still matters.
+  REQUIRE(tracker.on_exit(202, Fact<ExitStatus>(ExitStatus::from_wait_status(7 << 8)), "netlink", 2.0));
+  CHECK_FALSE(tracker.is_live(202));
+  CHECK(tracker.may_concern(202));
+  CHECK(tracker.on_exit(202, Fact<ExitStatus>(ExitStatus::from_wait_status(7 << 8)), "subreaper", 2.1));
+}
+
+TEST_CASE("process tracker: events of processes outside the tree change nothing") {
+  ProcessTracker tracker(fixture_roots("process-tree"), 200);
+  // What the supervisor's sieve rejects is also what the tracker would ignore.
+  CHECK_FALSE(tracker.may_concern(100));
+  CHECK_FALSE(tracker.on_fork(100, 300, 1.0));
+  CHECK_FALSE(tracker.may_concern(300));
+  CHECK_FALSE(tracker.on_exec(300, 1.0));
+  CHECK_FALSE(tracker.on_exit(300, Fact<ExitStatus>(ExitStatus::from_wait_status(0)), "netlink", 1.0));
+  CHECK_FALSE(tracker.may_concern(300));
+  CHECK(tracker.live_pids().empty());
+}
