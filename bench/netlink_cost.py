@@ -20,7 +20,13 @@ With --baseline DIR (another build's folder, e.g. an older commit built by
 `git archive COMMIT | tar -x -C DIR`), both builds are measured in
 alternation, round by round, so that the machine's noise falls on both.
 Each build's filters are read back from its run record
-(`mechanisms.netlink-kernel-filter` and `netlink-socket-filter`).
+(`mechanisms.netlink-kernel-filter`, `-socket-filter`, `-tree-filter`).
+
+As root, ftdiag filters out the processes outside its tree in the kernel
+(the eBPF tree filter). --user NAME runs ftdiag as that user instead
+(setpriv; needs Linux >= 6.6, where any user may join the connector), where
+bpf(2) is refused: what an unprivileged ftdiag pays, with the event-type
+filters, the in-place rejection and the paced reads.
 
 Other processes on the host add events too; the quiet window's rate is
 subtracted, so a steady background cancels, a bursty one adds noise: run on
@@ -84,18 +90,33 @@ def filters_of(jobdir):
             if value is True:
                 return "yes"
             if isinstance(value, dict):
-                return f"no ({value.get('reason', '?')})"
+                return f"no ({(value.get('missing') or {}).get('reason', '?')})"
             return "not recorded"
-        return f"kernel filter {say('netlink-kernel-filter')}, socket filter {say('netlink-socket-filter')}"
+        return (f"kernel filter {say('netlink-kernel-filter')}, socket filter {say('netlink-socket-filter')}, "
+                f"tree filter {say('netlink-tree-filter')}")
     return "no run record found"
 
 
-def one_round(ftdiag, job, jobdir, loads, count, quiet_s):
+def as_user(user, argv):
+    """argv run as `user` (uid and gid from the passwd entry, no groups)."""
+    if not user:
+        return argv
+    import pwd
+    entry = pwd.getpwnam(user)
+    import shutil
+    setpriv = shutil.which("setpriv") or sys.exit("--user needs setpriv (util-linux)")
+    return [setpriv, f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}", "--clear-groups", "--", *argv]
+
+
+def one_round(ftdiag, job, jobdir, loads, count, quiet_s, user=None):
     """One supervised run: the quiet rate, then each load in turn."""
     fifo = jobdir.path / "release.fifo"
     if fifo.exists():
         fifo.unlink()
     os.mkfifo(fifo)
+    if user:
+        os.chmod(jobdir.path, 0o777)  # the job directory and the FIFO, for the other user
+        os.chmod(fifo, 0o666)
 
     def during(pid):
         fd = None
@@ -122,7 +143,7 @@ def one_round(ftdiag, job, jobdir, loads, count, quiet_s):
         finally:
             os.close(fd)
 
-    argv = [ftdiag, "run", "--job-dir", jobdir.run_dir(), "--quiet", "--", job, "tree", 1, 0, 0, fifo]
+    argv = as_user(user, [ftdiag, "run", "--job-dir", jobdir.run_dir(), "--quiet", "--", job, "tree", 1, 0, 0, fifo])
     r = b.spawn_and_wait(argv, while_running=during)
     b.check_ok(r, "ftdiag run")
     jobdir.clear()
@@ -137,6 +158,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=3, help="supervised runs per build")
     parser.add_argument("--quiet-seconds", type=float, default=2.0, help="the window for the quiet rate")
     parser.add_argument("--load", choices=LOADS, action="append", help="run only these loads (repeatable)")
+    parser.add_argument("--user", help="run ftdiag as this user (e.g. nobody): the unprivileged filters")
     args = parser.parse_args()
     ftdiag, job = b.binaries(b.build_dir(args.build))
     builds = [("current", ftdiag)]
@@ -148,13 +170,14 @@ def main():
     loads = args.load or list(LOADS)
     jobdir = b.JobDir()
     print(f"netlink_cost: {os.cpu_count()} CPUs, {args.processes} unrelated processes per load, "
-          f"{args.rounds} rounds; builds: " + ", ".join(f"{name} {path}" for name, path in builds))
+          f"{args.rounds} rounds, ftdiag as {args.user or 'the current user'}; builds: "
+          + ", ".join(f"{name} {path}" for name, path in builds))
     print(f"load average at start: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
     results = {name: [] for name, _ in builds}
     try:
         for i in range(args.rounds):
             for name, binary in builds:
-                r = one_round(binary, job, jobdir, loads, args.processes, args.quiet_seconds)
+                r = one_round(binary, job, jobdir, loads, args.processes, args.quiet_seconds, args.user)
                 results[name].append(r)
                 parts = "  ".join(f"{load} {r[load]['us']:.2f} us ({r[load]['per_s']:.0f}/s)" for load in loads)
                 print(f"  round {i + 1} {name:8s}: quiet {r['quiet_rate'] * 1e3:.2f} ms/s  {parts}", flush=True)
@@ -173,8 +196,8 @@ def main():
             lo = min(r[load]["us"] for r in results[name])
             hi = max(r[load]["us"] for r in results[name])
             print(f"    {load:8s} {us:7.2f} us  (range {lo:.2f} to {hi:.2f}; [{stat_us:.1f} us])  at {rate:.0f}/s")
-            b.result(f"netlink_{load}", build=name, us_per_process=us, stat_us_per_process=stat_us,
-                     processes_per_s=rate)
+            b.result(f"netlink_{load}", build=name, user=args.user or "self", us_per_process=us,
+                     stat_us_per_process=stat_us, processes_per_s=rate)
     if args.baseline:
         for load in loads:
             cur = b.median([r[load]["us"] for r in results["current"]])

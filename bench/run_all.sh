@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds what the benchmarks need (unless --no-build) and runs them all:
-# sampler_cost, overhead.py, peak_rss.py, journal_growth.py and readback.py. Prints each one's
+# sampler_cost, overhead.py, netlink_cost.py, peak_rss.py, journal_growth.py and readback.py. Prints each one's
 # report, then a summary of their RESULT lines. See bench/README.md.
 #
 # usage: bench/run_all.sh [--quick] [--no-build] [--build DIR] [--log FILE]
@@ -47,12 +47,14 @@ done
 if [[ $quick -eq 1 ]]; then
   sampler_args=(--reps 100)
   overhead_args=(--pairs 5 --cpu-seconds 1 --idle-seconds 4 --children 100 --foreign 1000 --lines 200000)
+  netlink_args=(--rounds 1 --processes 500)
   peak_args=(--lines 500 --hold 1)
   growth_args=(--seconds 14 --window 10)
   readback_args=(--reps 1 --case 1:1 --case 100:0.1 --case 100:0.1:busy)
 else
   sampler_args=()
   overhead_args=()
+  netlink_args=()
   peak_args=()
   growth_args=()
   readback_args=()
@@ -71,6 +73,15 @@ export FTDIAG_BUILD="$build"
   echo "### bench/overhead.py ${overhead_args[*]:-}"
   python3 "$here/overhead.py" "${overhead_args[@]}"
   echo
+  echo "### bench/netlink_cost.py ${netlink_args[*]:-}"
+  python3 "$here/netlink_cost.py" "${netlink_args[@]}"
+  if [[ $(id -u) -eq 0 ]] && id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
+    # As root ftdiag filters the host's other processes out in the kernel (eBPF); as a user it cannot.
+    echo
+    echo "### bench/netlink_cost.py --user nobody ${netlink_args[*]:-}"
+    python3 "$here/netlink_cost.py" --user nobody "${netlink_args[@]}"
+  fi
+  echo
   echo "### bench/peak_rss.py ${peak_args[*]:-}"
   python3 "$here/peak_rss.py" "${peak_args[@]}"
   echo
@@ -79,6 +90,7 @@ export FTDIAG_BUILD="$build"
   echo
   echo "### bench/readback.py ${readback_args[*]:-}"
   python3 "$here/readback.py" "${readback_args[@]}"
+  echo; echo "### bench/relay_throughput.py"; python3 "$here/relay_throughput.py" $( ((quick)) && echo --quick )
   echo
   echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 } 2>&1 | tee "$log"

@@ -48,10 +48,30 @@ void append_deaths(std::string& out, const RunEvidence& run) {
     double at = p.death->time - run.started.time;
     abnormal.push_back(fmt::format("    pid {:<7} {:<28} at +{:<9} {}", p.pid, how, format_duration(at), command_of(p)));
   }
-  out += fmt::format("  processes: {} seen", run.processes.size());
+  // The short-lived helpers counted per command, not kept one by one.
+  std::uint64_t summarised = 0;
+  for (const auto& s : run.process_summary) {
+    summarised += s.count;
+    normal["exit 0"] += static_cast<int>(s.count - s.exit_nonzero - s.killed_by_signal);
+    if (s.exit_nonzero) normal["exit non-zero"] += static_cast<int>(s.exit_nonzero);
+    if (s.killed_by_signal) normal["killed or ended unseen"] += static_cast<int>(s.killed_by_signal);
+  }
+  out += fmt::format("  processes: {} seen", run.processes.size() + summarised);
   for (const auto& [how, count] : normal) out += fmt::format(", {} {}", count, how);
   if (running) out += fmt::format(", {} still running at the end", running);
   out += '\n';
+  if (!run.process_summary.empty()) {
+    std::vector<const evidence::ProcessSummary*> by_count;
+    for (const auto& s : run.process_summary) by_count.push_back(&s);
+    std::sort(by_count.begin(), by_count.end(), [](auto* a, auto* b) { return a->count > b->count; });
+    constexpr std::size_t kCommands = 5;
+    std::string commands;
+    for (std::size_t i = 0; i < std::min(by_count.size(), kCommands); ++i) {
+      commands += fmt::format("{}{} x{}", i ? ", " : "", by_count[i]->command, by_count[i]->count);
+    }
+    if (by_count.size() > kCommands) commands += fmt::format(", and {} more commands", by_count.size() - kCommands);
+    out += fmt::format("    short-lived: {}\n", commands);
+  }
   constexpr std::size_t kShown = 12;
   for (std::size_t i = 0; i < std::min(abnormal.size(), kShown); ++i) out += abnormal[i] + '\n';
   if (abnormal.size() > kShown) out += fmt::format("    ... and {} more\n", abnormal.size() - kShown);

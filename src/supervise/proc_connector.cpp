@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -20,12 +21,27 @@ namespace ftdiag::supervise {
 namespace {
 
 // Large enough for a fork burst of thousands of tasks (each event is an skb of
-// roughly 1 KiB truesize); the default (~200 KiB) overflows with a few hundred.
+// 832 bytes truesize on 6.18); the default (~200 KiB) overflows with a few
+// hundred.
 constexpr int kReceiveBufferBytes = 8 << 20;
-// Below this (SO_RCVBUFFORCE refused and net.core.rmem_max small), the socket
-// holds a few hundred events: pace the reads more tightly.
-constexpr int kSmallReceiveBufferBytes = 1 << 20;
-constexpr std::chrono::milliseconds kSmallBufferDrainInterval{1};
+// For pacing: what one queued event takes from the receive buffer
+// (sk_rmem_alloc counts skb truesize; measured: 200 events, 166,400 bytes),
+// and the storm a paced socket must absorb for one interval at half full
+// (a fork loop on one core makes a few thousand events a second).
+constexpr int kEventTruesize = 832;
+constexpr int kStormEventsPerSecond = 50'000;
+
+// The requested interval, shortened when the receive buffer is small
+// (SO_RCVBUFFORCE refused and net.core.rmem_max at its 208 KiB default:
+// about 5 ms), so that pacing does not overflow the socket.
+std::chrono::milliseconds paced_interval(std::chrono::milliseconds requested, int fd) {
+  int rcvbuf = 0;  // socket(7): the value the kernel uses, already doubled
+  socklen_t length = sizeof rcvbuf;
+  if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &length) != 0 || rcvbuf <= 0) return requested;
+  const auto events_at_half = static_cast<long long>(rcvbuf) / 2 / kEventTruesize;
+  const auto affordable = std::chrono::milliseconds(events_at_half * 1000 / kStormEventsPerSecond);
+  return std::min(requested, std::max(affordable, std::chrono::milliseconds(1)));
+}
 
 // How open() waits for the subscription ack. The kernel handles our
 // request synchronously inside sendmsg (connector.c: cn_rx_skb ->
@@ -263,18 +279,12 @@ Fact<ProcConnector> ProcConnector::open(const ProcConnectorOptions& options) {
   if (setsockopt(raw, SOL_SOCKET, SO_RCVBUFFORCE, &kReceiveBufferBytes, sizeof kReceiveBufferBytes) != 0) {
     (void)setsockopt(raw, SOL_SOCKET, SO_RCVBUF, &kReceiveBufferBytes, sizeof kReceiveBufferBytes);
   }
-  auto interval = options.drain_interval;
-  int granted = 0;
-  socklen_t granted_len = sizeof granted;
-  // socket(7): the kernel reports twice what it reserves for data.
-  if (getsockopt(raw, SOL_SOCKET, SO_RCVBUF, &granted, &granted_len) == 0 &&
-      granted / 2 < kSmallReceiveBufferBytes) {
-    interval = std::min(interval, kSmallBufferDrainInterval);
-  }
+  const auto interval = options.drain_interval.count() > 0 ? paced_interval(options.drain_interval, raw)
+                                                           : options.drain_interval;
   ProcConnector connector(std::move(fd), interval);  // every return from here closes the socket
 
   // Before bind: no unfiltered event is ever queued.
-  connector.attach_socket_filter(options.socket_filter);
+  connector.attach_socket_filter(options);
 
   // nl_pid 0: the kernel assigns a unique port id, so several ftdiag
   // instances can listen at once. nl_groups: join the CN_IDX_PROC multicast
@@ -299,8 +309,15 @@ Fact<ProcConnector> ProcConnector::open(const ProcConnectorOptions& options) {
   return connector;
 }
 
-void ProcConnector::attach_socket_filter(bool wanted) {
-  if (!wanted) return;
+void ProcConnector::attach_socket_filter(const ProcConnectorOptions& options) {
+  if (!options.socket_filter) return;
+  if (options.tree_root > 0) {
+    tree_filter_ = attach_tree_filter(options.tree_root);
+    if (tree_filter_) {
+      socket_filter_ = true;
+      return;
+    }
+  }
   const auto program = proc_event_socket_filter();
   const sock_fprog fprog{static_cast<unsigned short>(program.size()), const_cast<sock_filter*>(program.data())};
   if (setsockopt(socket_.get(), SOL_SOCKET, SO_ATTACH_FILTER, &fprog, sizeof fprog) == 0) {
@@ -310,6 +327,90 @@ void ProcConnector::attach_socket_filter(bool wanted) {
     // reaches the socket, and the supervisor's own checks sort them.
     socket_filter_ = missing_from_errno(errno, "setsockopt(SO_ATTACH_FILTER) on the process connector");
   }
+}
+
+namespace {
+
+long bpf(int command, bpf_attr* attr) { return syscall(SYS_bpf, command, attr, sizeof *attr); }
+
+// The tree's live thread-group ids. Allocated as processes join (no
+// preallocation), bounded: past 64 Ki processes of the tree alive at once,
+// the newest would not join, and their own events would be dropped (scans
+// of /proc still find them); the default pid_max is 32 Ki.
+constexpr std::uint32_t kTreeMapEntries = 1 << 16;
+// Recently ended ones, as many as ProcessTracker remembers (an LRU map is
+// preallocated: about 80 bytes of kernel memory each).
+constexpr std::uint32_t kEndedMapEntries = 4096;
+
+UniqueFd create_map(bpf_map_type type, std::uint32_t entries, std::uint32_t flags) {
+  bpf_attr map{};
+  map.map_type = type;
+  map.key_size = sizeof(std::uint32_t);
+  map.value_size = sizeof(std::uint32_t);
+  map.max_entries = entries;
+  map.map_flags = flags;
+  return UniqueFd(static_cast<int>(bpf(BPF_MAP_CREATE, &map)));
+}
+
+// The verifier's last words, for the run record when a load fails.
+std::string verifier_tail(const std::vector<bpf_insn>& program) {
+  std::string log(16384, '\0');
+  bpf_attr attr{};
+  attr.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
+  attr.insns = reinterpret_cast<std::uint64_t>(program.data());
+  attr.insn_cnt = static_cast<std::uint32_t>(program.size());
+  attr.license = reinterpret_cast<std::uint64_t>("GPL");
+  attr.log_buf = reinterpret_cast<std::uint64_t>(log.data());
+  attr.log_size = static_cast<std::uint32_t>(log.size());
+  attr.log_level = 1;
+  const long fd = bpf(BPF_PROG_LOAD, &attr);
+  if (fd >= 0) ::close(static_cast<int>(fd));
+  log.resize(std::strlen(log.c_str()));
+  while (!log.empty() && log.back() == '\n') log.pop_back();
+  return log.size() > 300 ? log.substr(log.size() - 300) : log;
+}
+
+}  // namespace
+
+// Maps, program, the root in the live map, then SO_ATTACH_BPF. The socket
+// holds the program and the program the maps, so the fds close on return.
+Fact<bool> ProcConnector::attach_tree_filter(int root) {
+  // EPERM without CAP_BPF (or CAP_SYS_ADMIN) while
+  // kernel.unprivileged_bpf_disabled is set, the default almost everywhere.
+  const UniqueFd live = create_map(BPF_MAP_TYPE_HASH, kTreeMapEntries, BPF_F_NO_PREALLOC);
+  if (!live.valid()) return missing_from_errno(errno, "bpf(BPF_MAP_CREATE) for the process tree filter");
+  const UniqueFd ended = create_map(BPF_MAP_TYPE_LRU_HASH, kEndedMapEntries, 0);
+  if (!ended.valid()) return missing_from_errno(errno, "bpf(BPF_MAP_CREATE) for the process tree filter's ends");
+
+  const auto program = proc_event_tree_filter(live.get(), ended.get());
+  bpf_attr load{};
+  load.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
+  load.insns = reinterpret_cast<std::uint64_t>(program.data());
+  load.insn_cnt = static_cast<std::uint32_t>(program.size());
+  load.license = reinterpret_cast<std::uint64_t>("GPL");
+  const UniqueFd prog_fd(static_cast<int>(bpf(BPF_PROG_LOAD, &load)));
+  if (!prog_fd.valid()) {
+    const int error = errno;
+    Missing missing = missing_from_errno(error, "bpf(BPF_PROG_LOAD) of the process tree filter");
+    if (error == EINVAL || error == EACCES) missing.detail += ": " + verifier_tail(program);
+    return missing;
+  }
+
+  const std::uint32_t key = tree_filter_key(root);
+  const std::uint32_t value = 1;
+  bpf_attr update{};
+  update.map_fd = static_cast<std::uint32_t>(live.get());
+  update.key = reinterpret_cast<std::uint64_t>(&key);
+  update.value = reinterpret_cast<std::uint64_t>(&value);
+  update.flags = BPF_ANY;
+  if (bpf(BPF_MAP_UPDATE_ELEM, &update) != 0) {
+    return missing_from_errno(errno, "bpf(BPF_MAP_UPDATE_ELEM) of the tree's root");
+  }
+  const int attach = prog_fd.get();
+  if (setsockopt(socket_.get(), SOL_SOCKET, SO_ATTACH_BPF, &attach, sizeof attach) != 0) {
+    return missing_from_errno(errno, "setsockopt(SO_ATTACH_BPF) on the process connector");
+  }
+  return true;
 }
 
 std::optional<Missing> ProcConnector::subscribe(const ProcConnectorOptions& options) {
@@ -539,6 +640,7 @@ ProcConnector::ProcConnector(ProcConnector&& other) noexcept
       subscribed_(std::exchange(other.subscribed_, false)),
       kernel_filter_(std::move(other.kernel_filter_)),
       socket_filter_(std::move(other.socket_filter_)),
+      tree_filter_(std::move(other.tree_filter_)),
       slots_(std::move(other.slots_)),
       drain_interval_(other.drain_interval_),
       muted_(std::exchange(other.muted_, false)),
@@ -556,6 +658,7 @@ ProcConnector& ProcConnector::operator=(ProcConnector&& other) noexcept {
     subscribed_ = std::exchange(other.subscribed_, false);
     kernel_filter_ = std::move(other.kernel_filter_);
     socket_filter_ = std::move(other.socket_filter_);
+    tree_filter_ = std::move(other.tree_filter_);
     slots_ = std::move(other.slots_);
     drain_interval_ = other.drain_interval_;
     muted_ = std::exchange(other.muted_, false);

@@ -16,7 +16,8 @@
 // host forks, maybe execs, and exits. The connector keeps that cheap three
 // ways (docs/performance.md, "Processes that are not the job's"):
 // - filters in the kernel drop the event types and thread events ftdiag does
-//   not use before they reach the socket (proc_connector_filter.h);
+//   not use before they reach the socket, and where eBPF is allowed, every
+//   event of a process outside the tree too (proc_connector_filter.h);
 // - drain() decodes in place and hands each event to the caller, who rejects
 //   those of processes outside the tree before any other work;
 // - while only rejected events keep coming, the socket is drained at most
@@ -74,13 +75,21 @@ struct ProcConnectorOptions {
   // Ask for the kernel's per-listener event-type filter first (Linux >= 6.6);
   // false subscribes the way older kernels require.
   bool kernel_filter = true;
-  // Attach the classic BPF socket filter (event types, no thread events).
+  // Attach a socket filter: the eBPF tree filter when tree_root is set and
+  // bpf(2) allows it, else the classic BPF one (event types, no thread events).
   bool socket_filter = true;
+  // The root of the tree to keep (ftdiag's own pid): its descendants' events
+  // only, filtered in the kernel. 0: no tree filter.
+  int tree_root = 0;
   // While only events the caller rejects keep coming, drain the socket at
   // most this often (the receive buffer holds thousands of events). An
   // event after a quiet spell is read at once, and so is everything after a
   // read that found an event the caller kept. Zero: read on every wakeup.
-  std::chrono::milliseconds drain_interval{5};
+  // Shortened when the receive buffer could not be raised (see open()).
+  // 20 ms: a wakeup costs ftdiag about 25 us, a read 2 to 3 us per event
+  // (2 cores, Linux 6.18), so 5 ms leaves a host's fork loop costing about
+  // 11 us per process, 20 ms about 6 us, 50 ms about 5.5 us.
+  std::chrono::milliseconds drain_interval{20};
 };
 
 class ProcConnector {
@@ -113,19 +122,25 @@ class ProcConnector {
   bool drain(std::vector<ProcEvent>& out);
 
   // Which filters are in effect, for the run record: each true, or missing
-  // with the reason (the kernel is older than 6.6, SO_ATTACH_FILTER failed).
+  // with the reason (the kernel is older than 6.6, SO_ATTACH_FILTER failed,
+  // bpf(2) refused without CAP_BPF). socket_filter is true for either kind.
   const Fact<bool>& kernel_filter() const { return kernel_filter_; }
   const Fact<bool>& socket_filter() const { return socket_filter_; }
+  const Fact<bool>& tree_filter() const { return tree_filter_; }
   ProcEventFilters filters() const {
-    return {kernel_filter_.has_value() && kernel_filter_.value(), socket_filter_.has_value() && socket_filter_.value()};
+    auto on = [](const Fact<bool>& f) { return f.has_value() && f.value(); };
+    return {on(kernel_filter_), on(socket_filter_), on(tree_filter_)};
   }
   std::string filter_description() const { return describe(filters()); }
+  // The pacing interval in effect (options.drain_interval, maybe shortened).
+  std::chrono::milliseconds drain_interval() const { return drain_interval_; }
 
  private:
   struct ReceiveSlots;  // recvmmsg buffers, allocated once
   ProcConnector(UniqueFd socket, std::chrono::milliseconds drain_interval);
   void close_now();
-  void attach_socket_filter(bool wanted);
+  void attach_socket_filter(const ProcConnectorOptions& options);
+  Fact<bool> attach_tree_filter(int root);
   std::optional<Missing> subscribe(const ProcConnectorOptions& options);
   std::optional<Missing> subscribe_with_kernel_filter(bool* answered);
   std::optional<Missing> subscribe_plain();
@@ -151,6 +166,7 @@ class ProcConnector {
   bool subscribed_ = false;   // only a confirmed LISTEN is balanced by IGNORE
   Fact<bool> kernel_filter_ = Missing{MissingReason::unsupported, "not requested"};
   Fact<bool> socket_filter_ = Missing{MissingReason::unsupported, "not requested"};
+  Fact<bool> tree_filter_ = Missing{MissingReason::unsupported, "not requested"};
   std::unique_ptr<ReceiveSlots> slots_;
   std::chrono::milliseconds drain_interval_{0};
   bool muted_ = false;  // the socket is out of ready_ until pace_timer_ fires

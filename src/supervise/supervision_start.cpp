@@ -33,13 +33,14 @@ void Supervision::prepare_mechanisms() {
   }
   if (options_.disable_netlink) {
     mechanisms.emplace("netlink", Missing{MissingReason::unsupported, "disabled by --no-netlink"});
-  } else if (auto connector = ProcConnector::open()) {
+  } else if (auto connector = ProcConnector::open({.tree_root = ::getpid()})) {
     netlink_.emplace(std::move(connector).value());
     mechanisms.emplace("netlink", true);
     // Which filters keep the host's other processes off the socket
     // (proc_connector_filter.h): each true, or missing with the reason.
     mechanisms.emplace("netlink-kernel-filter", netlink_->kernel_filter());
     mechanisms.emplace("netlink-socket-filter", netlink_->socket_filter());
+    mechanisms.emplace("netlink-tree-filter", netlink_->tree_filter());
   } else {
     mechanisms.emplace("netlink", connector.missing());
   }
