@@ -23,6 +23,7 @@
 //
 // usage: journal_parse [--size-mb N] [--file PATH] [--reps R] [--dir DIR] [--keep] [--skip-nlohmann]
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -51,6 +52,18 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// CPU seconds (user + system) of this process and of its waited-for children.
+double cpu_seconds() {
+  double total = 0;
+  for (int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
+    rusage usage{};
+    ::getrusage(who, &usage);
+    total += static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+             static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+  }
+  return total;
+}
 
 double median(std::vector<double> values) {
   if (values.empty()) return 0;
@@ -104,8 +117,9 @@ MemorySample sample_of(double time, const std::vector<Process>& tree, std::mt199
 }
 
 ProcessSeen seen_of(double time, int pid, int ppid) {
-  return ProcessSeen{time, pid, ppid, {pid}, {"python", "-m", "torch.distributed.run", "--nproc-per-node", "8", "train.py"},
-                     "python", 72446u + static_cast<std::uint64_t>(pid), "netlink-fork"};
+  std::vector<std::string> argv = {"python", "-m", "torch.distributed.run", "--nproc-per-node", "8", "train.py"};
+  return ProcessSeen{time, pid, ppid, {pid}, std::move(argv), "python", 72446u + static_cast<std::uint64_t>(pid),
+                     "netlink-fork"};
 }
 
 // Writes about `bytes` bytes of journal; returns the number of records.
@@ -305,17 +319,20 @@ int main(int argc, char** argv) {
     const char* name;
     std::uint64_t (*run)(const fs::path&);
     std::vector<double> seconds;
+    std::vector<double> cpu;
     std::uint64_t count = 0;
   };
-  std::vector<Reader> readers = {{"wc-l", wc_l, {}}, {"read", read_count, {}}};
-  if (!skip_nlohmann) readers.push_back({"nlohmann", nlohmann_count, {}});
-  readers.push_back({"simdjson", simdjson_count, {}});
-  readers.push_back({"+builder", builder_count, {}});
+  std::vector<Reader> readers = {{"wc-l", wc_l, {}, {}}, {"read", read_count, {}, {}}};
+  if (!skip_nlohmann) readers.push_back({"nlohmann", nlohmann_count, {}, {}});
+  readers.push_back({"simdjson", simdjson_count, {}, {}});
+  readers.push_back({"+builder", builder_count, {}, {}});
   for (int rep = 0; rep < reps; ++rep) {
     for (auto& r : readers) {
+      const double cpu_start = cpu_seconds();
       const auto start = Clock::now();
       r.count = r.run(file);
       r.seconds.push_back(seconds_since(start));
+      r.cpu.push_back(cpu_seconds() - cpu_start);
     }
   }
 
@@ -323,18 +340,25 @@ int main(int argc, char** argv) {
   double nlohmann_s = 0;
   double simd_s = 0;
   double builder_s = 0;
-  std::printf("\n%-10s %10s %10s %10s %14s\n", "reader", "median s", "MB/s", "x wc -l", "lines/records");
+  double load[3] = {0, 0, 0};
+  if (::getloadavg(load, 3) < 0) load[0] = -1;
+  std::printf("\n%-10s %10s %10s %10s %10s %10s %14s\n", "reader", "median s", "MB/s", "x wc -l", "cpu s", "MB/cpu-s",
+              "lines/records");
   for (const auto& r : readers) {
     const double s = median(r.seconds);
-    std::printf("%-10s %10.3f %10.0f %10.2f %14llu\n", r.name, s, mb / s, s / wc,
+    const double c = median(r.cpu);
+    std::printf("%-10s %10.3f %10.0f %10.2f %10.3f %10.0f %14llu\n", r.name, s, mb / s, s / wc, c, mb / c,
                 static_cast<unsigned long long>(r.count));
     if (std::string(r.name) == "nlohmann") nlohmann_s = s;
     if (std::string(r.name) == "simdjson") simd_s = s;
     if (std::string(r.name) == "+builder") builder_s = s;
   }
   std::printf(
-      "\nx wc -l: time / the time of `wc -l` on the same file; lines/records: lines for wc-l and read,\n"
-      "records read for the others (they must agree with each other).\n");
+      "\nx wc -l: time / the time of `wc -l` on the same file; cpu s: CPU time (user + system, wc's own for\n"
+      "wc-l), less sensitive than the wall time to other load on the machine; lines/records: lines for\n"
+      "wc-l and read, records read for the others (they must agree with each other). Load average at the\n"
+      "end: %.2f\n",
+      load[0]);
   bool consistent = true;
   for (const auto& r : readers) {
     if (std::string(r.name) == "wc-l" || std::string(r.name) == "read") {
@@ -346,9 +370,9 @@ int main(int argc, char** argv) {
   if (!consistent) std::printf("WARNING: the readers disagree on the counts above\n");
   std::printf(
       "RESULT journal_parse mb=%.0f wc_mbps=%.0f read_mbps=%.0f nlohmann_mbps=%.0f simdjson_mbps=%.0f "
-      "builder_mbps=%.0f simdjson_vs_nlohmann=%.1f simdjson_vs_wc=%.2f\n",
+      "builder_mbps=%.0f simdjson_vs_nlohmann=%.1f simdjson_vs_wc=%.2f load=%.2f\n",
       mb, mb / wc, mb / median(readers[1].seconds), nlohmann_s > 0 ? mb / nlohmann_s : 0.0, mb / simd_s,
-      mb / builder_s, nlohmann_s > 0 ? nlohmann_s / simd_s : 0.0, simd_s / wc);
+      mb / builder_s, nlohmann_s > 0 ? nlohmann_s / simd_s : 0.0, simd_s / wc, load[0]);
 
   if (!scratch.empty() && !keep) {
     std::error_code ec;

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """How fast ftdiag relays a job's output, against a bare pipe, as ratios.
 
+  python3 bench/relay_throughput.py [--pairs 7] [--case WIDTH:MB ...] [--scratch DIR]
+                                    [--sink null|file] [--quick] [--build DIR]
+
 The job is `cat FILE` of a file of lines of one width (`y\\n` for width 2,
 like `yes`). Each round runs, one after the other (order alternating):
 
@@ -11,17 +14,28 @@ like `yes`). Each round runs, one after the other (order alternating):
                                                      writes the stamped console.log
 
 so both have one pipe and one process copying it on to SINK (/dev/null by
-default, which isolates the relay's cost; --sink file writes a file beside the
-scratch folder). Reported per line width: MB/s bare and wrapped and their
-ratio, and the CPU per MB of the relaying process (cat, or ftdiag all threads)
-with their ratio. The job runs under `bench_job rusage` in both, which reports
-its own CPU: ftdiag's is wait4's total minus the job's and the wrapper's; the
-bare relay's is the cat process's own wait4.
+default, which isolates the relay's cost; --sink file writes a file in the
+scratch folder). console.log goes to the scratch folder (--scratch, default
+$TMPDIR): on a disk, ftdiag's last step, the fdatasync of console.log, waits
+for the disk; on a tmpfs (--scratch /dev/shm) it does not.
+
+Reported per line width, bare and wrapped, with the ratio wrapped / bare:
+  - the job's throughput: bytes / time until the job exited, which is what a
+    job printing that fast sees (it blocks when the relay falls behind); the
+    job's end is when `bench_job rusage` opens its output, a FIFO, once its
+    child exited;
+  - end to end: bytes / time until the relay exited (ftdiag: with its final
+    sync of console.log);
+  - CPU per MB of the relaying process: cat, or ftdiag with all its threads
+    (wait4's total minus the job's and the wrapper's, which `bench_job
+    rusage` reports).
 """
 
 import argparse
 import os
 import sys
+import tempfile
+import threading
 import time
 
 import benchlib as b
@@ -46,15 +60,58 @@ def make_corpus(path, width, megabytes):
 
 
 def wait_with_usage(pid):
+    """Reaps pid: (wait status, its CPU seconds)."""
     _, status, usage = os.wait4(pid, 0)
     return status, usage.ru_utime + usage.ru_stime
 
 
-def bare_pipeline(job, corpus, sink, rusage_file):
-    """`bench_job rusage F cat CORPUS | cat > SINK`: (wall s, relay CPU s, job CPU s)."""
+class JobEnd:
+    """When the job exited, and its CPU time, from `bench_job rusage FIFO ...`.
+
+    The wrapper opens its output file once its child exited; here that file is
+    a FIFO, whose open blocks until a thread of ours opens the other end, so
+    the moment the open returns is the job's end, to the microsecond, and the
+    same clock times both the bare and the wrapped run.
+    """
+
+    def __init__(self, fifo):
+        self.fifo = fifo
+        if not fifo.exists():
+            os.mkfifo(fifo)
+        self.at = None
+        self.text = ""
+        self._thread = threading.Thread(target=self._wait, daemon=True)
+        self._thread.start()
+
+    def _wait(self):
+        with open(self.fifo) as f:
+            self.at = time.perf_counter()
+            self.text = f.read()
+
+    def result(self):
+        """(job end on perf_counter, job CPU s); call once the wrapper has exited."""
+        # The wrapper has exited: if it opened the FIFO, our reader sees the end
+        # of the file at once; if it never did, our reader still waits in open.
+        self._thread.join(timeout=5)
+        if self._thread.is_alive():
+            try:
+                os.close(os.open(self.fifo, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:
+                pass
+            self._thread.join()
+        try:
+            job_us, wrapper_us = (int(x) for x in self.text.split())
+        except ValueError:
+            sys.exit(f"{self.fifo}: no CPU times from `bench_job rusage`")
+        return self.at, job_us / 1e6, wrapper_us / 1e6
+
+
+def bare_pipeline(job, corpus, sink, fifo):
+    """`bench_job rusage FIFO cat CORPUS | cat > SINK`: (wall s, relay CPU s, job CPU s, job s)."""
+    end = JobEnd(fifo)
     read_end, write_end = os.pipe()
     start = time.perf_counter()
-    producer = os.posix_spawn(str(job), [str(job), "rusage", str(rusage_file), "cat", str(corpus)], os.environ,
+    producer = os.posix_spawn(str(job), [str(job), "rusage", str(fifo), "cat", str(corpus)], os.environ,
                               file_actions=[(os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
                                             (os.POSIX_SPAWN_DUP2, write_end, 1)])
     relay = os.posix_spawn("/bin/cat", ["cat"], os.environ,
@@ -69,19 +126,32 @@ def bare_pipeline(job, corpus, sink, rusage_file):
     for status, what in ((producer_status, "bare job"), (relay_status, "bare relay (cat)")):
         if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
             sys.exit(f"{what} failed: wait status {status:#x}")
-    job_us, _ = (int(x) for x in rusage_file.read_text().split())
-    rusage_file.unlink()
-    return wall, relay_cpu, job_us / 1e6
+    job_at, job_cpu, _ = end.result()
+    return wall, relay_cpu, job_cpu, job_at - start
 
 
-def wrapped_run(ftdiag, job, jobdir, corpus, sink, rusage_file):
-    """`ftdiag run -- bench_job rusage F cat CORPUS > SINK`: (wall s, ftdiag CPU s, job CPU s, console.log bytes)."""
-    wrap = lambda argv: [ftdiag, "run", "--job-dir", jobdir.run_dir(), "--quiet", "--", *argv]
-    r = b.spawn_with_rusage(job, ["cat", corpus], rusage_file, wrap=wrap, stdout=sink)
+def wrapped_run(ftdiag, job, jobdir, corpus, sink, fifo):
+    """`ftdiag run -- bench_job rusage FIFO cat CORPUS > SINK`:
+    (wall s, ftdiag CPU s, job CPU s, job s, console.log bytes)."""
+    argv = [ftdiag, "run", "--job-dir", jobdir.run_dir(), "--quiet", "--", job, "rusage", fifo, "cat", corpus]
+    end = JobEnd(fifo)
+    start = time.perf_counter()
+    r = b.spawn_and_wait(argv, stdout=sink)
     b.check_ok(r, "wrapped run")
+    job_at, job_cpu, wrapper_cpu = end.result()
+    ftdiag_cpu = max(0.0, r.total_cpu_s - job_cpu - wrapper_cpu)
     console = sum(p.stat().st_size for p in jobdir.run_dir().glob("*/console.log"))
     jobdir.clear()
-    return r.wall_s, r.ftdiag_cpu_s, r.job_cpu_s, console
+    return r.wall_s, ftdiag_cpu, job_cpu, job_at - start, console
+
+
+def ratio_line(what, mb, bare_s, wrap_s):
+    """MB/s bare and wrapped from per-run seconds, with the ratio of the medians and the per-pair range."""
+    pairs = [x / w for x, w in zip(bare_s, wrap_s)]  # throughput ratios, wrapped / bare
+    bare, wrap = b.median(bare_s), b.median(wrap_s)
+    print(f"  {what}: bare {mb / bare:.0f} MB/s, wrapped {mb / wrap:.0f} MB/s; wrapped / bare {bare / wrap:.3f} "
+          f"(per pair: median {b.median(pairs):.3f}, {min(pairs):.3f} to {max(pairs):.3f})")
+    return mb / bare, mb / wrap, bare / wrap
 
 
 def one_case(ftdiag, job, jobdir, width, megabytes, pairs, sink):
@@ -89,7 +159,7 @@ def one_case(ftdiag, job, jobdir, width, megabytes, pairs, sink):
     nbytes = make_corpus(corpus, width, megabytes)
     lines = nbytes // width
     mb = nbytes / 1e6
-    rusage = jobdir.path / "rusage.txt"
+    rusage = jobdir.path / "rusage.fifo"
     print(f"\n== {width}-byte lines: {mb:.0f} MB ({lines} lines), {pairs} pairs, order alternating", flush=True)
     bare, wrap = [], []
     for i in range(pairs):
@@ -97,26 +167,23 @@ def one_case(ftdiag, job, jobdir, width, megabytes, pairs, sink):
                 lambda: wrap.append(wrapped_run(ftdiag, job, jobdir, corpus, sink, rusage))]
         for run in (runs if i % 2 == 0 else reversed(runs)):
             run()
-        print(f"    pair {i + 1}/{pairs}: bare {b.fmt_s(bare[-1][0])} ({mb / bare[-1][0]:.0f} MB/s, cat CPU "
-              f"{b.fmt_ms(bare[-1][1])})  wrapped {b.fmt_s(wrap[-1][0])} ({mb / wrap[-1][0]:.0f} MB/s, ftdiag CPU "
-              f"{b.fmt_ms(wrap[-1][1])})", flush=True)
+        (b_wall, b_cpu, _, b_job), (w_wall, w_cpu, _, w_job, _) = bare[-1], wrap[-1]
+        print(f"    pair {i + 1}/{pairs}: bare job {b.fmt_s(b_job)}, end {b.fmt_s(b_wall)}, cat CPU {b.fmt_ms(b_cpu)}; "
+              f"wrapped job {b.fmt_s(w_job)}, end {b.fmt_s(w_wall)}, ftdiag CPU {b.fmt_ms(w_cpu)}", flush=True)
     corpus.unlink()
-    wall_bare, wall_wrap = b.median([r[0] for r in bare]), b.median([r[0] for r in wrap])
+    job_bare, job_wrap, job_ratio = ratio_line("the job's throughput", mb, [r[3] for r in bare], [r[3] for r in wrap])
+    _, end_wrap, end_ratio = ratio_line("end to end", mb, [r[0] for r in bare], [r[0] for r in wrap])
     cpu_bare, cpu_wrap = b.median([r[1] for r in bare]), b.median([r[1] for r in wrap])
-    job_bare, job_wrap = b.median([r[2] for r in bare]), b.median([r[2] for r in wrap])
-    pair_ratios = [w[0] / x[0] for x, w in zip(bare, wrap)]
-    console = b.median([r[3] for r in wrap])
-    print(f"  throughput: bare {mb / wall_bare:.0f} MB/s, wrapped {mb / wall_wrap:.0f} MB/s; "
-          f"wrapped / bare {wall_bare / wall_wrap:.3f} (per pair median {1 / b.median(pair_ratios):.3f}, "
-          f"range {1 / max(pair_ratios):.3f} to {1 / min(pair_ratios):.3f})")
-    print(f"  relay CPU per MB: cat {cpu_bare / mb * 1e3:.3f} ms, ftdiag {cpu_wrap / mb * 1e3:.3f} ms "
-          f"(ratio {cpu_wrap / cpu_bare if cpu_bare > 0 else float('nan'):.2f}); ftdiag per line "
-          f"{cpu_wrap / lines * 1e9:.1f} ns")
-    print(f"  job CPU (cat FILE): bare {b.fmt_ms(job_bare)}, wrapped {b.fmt_ms(job_wrap)}")
+    cpu_ratio = cpu_wrap / cpu_bare if cpu_bare > 0 else float("nan")
+    print(f"  relay CPU per MB: cat {cpu_bare / mb * 1e3:.3f} ms, ftdiag {cpu_wrap / mb * 1e3:.3f} ms (ratio "
+          f"{cpu_ratio:.2f}); ftdiag per line {cpu_wrap / lines * 1e9:.1f} ns")
+    print(f"  job CPU (cat FILE): bare {b.fmt_ms(b.median([r[2] for r in bare]))}, "
+          f"wrapped {b.fmt_ms(b.median([r[2] for r in wrap]))}")
+    console = b.median([r[4] for r in wrap])
     print(f"  console.log: {console / 1e6:.0f} MB ({console / nbytes:.2f}x the output)")
-    b.result(f"relay_{width}B", bytes=nbytes, bare_MBps=mb / wall_bare, wrapped_MBps=mb / wall_wrap,
-             throughput_ratio=wall_bare / wall_wrap, cat_ms_per_MB=cpu_bare / mb * 1e3,
-             ftdiag_ms_per_MB=cpu_wrap / mb * 1e3, cpu_ratio=cpu_wrap / cpu_bare if cpu_bare > 0 else float("nan"))
+    b.result(f"relay_{width}B", bytes=nbytes, bare_MBps=job_bare, wrapped_MBps=job_wrap, ratio=job_ratio,
+             end_to_end_MBps=end_wrap, end_to_end_ratio=end_ratio, cat_ms_per_MB=cpu_bare / mb * 1e3,
+             ftdiag_ms_per_MB=cpu_wrap / mb * 1e3, cpu_ratio=cpu_ratio)
 
 
 def parse_case(text):
@@ -135,8 +202,12 @@ def main():
                         help="line width in bytes (line end included) and size; default 100:200 and 2:40")
     parser.add_argument("--sink", choices=["null", "file"], default="null",
                         help="where the relayed output goes: /dev/null (default) or a file in the scratch folder")
+    parser.add_argument("--scratch", help="folder for the job directories and corpus (default: $TMPDIR); "
+                                          "/dev/shm keeps the disk out of the measurement")
     parser.add_argument("--quick", action="store_true", help="small cases, 3 pairs: checks that it works")
     args = parser.parse_args()
+    if args.scratch:
+        tempfile.tempdir = args.scratch
     cases = args.case or ([(100, 20), (2, 4)] if args.quick else [(100, 200), (2, 40)])
     pairs = 3 if args.quick else args.pairs
     if pairs < 3:

@@ -14,6 +14,8 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,7 +47,7 @@ class ConsoleLogWriter {
   void feed(ConsoleStream stream, std::string_view bytes, double now);
   // Writes what is buffered. Called at each sampler tick and at every death,
   // so that at most one tick of output is ever only in our memory (feed also
-  // writes whenever kFlushBytes of records are buffered).
+  // writes whenever its buffer of kBufferBytes is full).
   void flush();
   // Ends unterminated lines (the job died mid-line) and flushes.
   void finish();
@@ -58,29 +60,35 @@ class ConsoleLogWriter {
   int fd() const { return fd_.get(); }
 
   static constexpr std::size_t kMaxLineBytes = 64 * 1024;  // longer lines are split
-  static constexpr std::size_t kFlushBytes = 256 * 1024;   // buffered records written at this size
+  // Records are buffered and written when the next one would not fit.
+  static constexpr std::size_t kBufferBytes = 128 * 1024;
 
  private:
+  // "SECONDS.MICROS L ": up to 309 digits before the point for the largest
+  // double, a sign, 6 decimals and " L ".
+  static constexpr std::size_t kPrefixCapacity = 336;
+
   // One stream's unfinished line (the bytes after its last line end) and
   // that stream's record prefix, formatted again only when the time changes.
   struct StreamState {
     std::string text;
     double started = 0;
     bool after_cr = false;  // the previous byte was a "\r": a following "\n" belongs to it
-    double prefix_time = 0;
-    bool prefix_valid = false;
-    std::string prefix;     // "SECONDS.MICROS L "
+    double prefix_time = std::numeric_limits<double>::quiet_NaN();  // equal to no time: formatted at first use
+    std::size_t prefix_size = 0;
+    std::array<char, kPrefixCapacity> prefix{};
   };
   StreamState& state_for(ConsoleStream stream);
   void complete_line(ConsoleStream stream, StreamState& state, std::string_view text, double now);
   void keep_partial(ConsoleStream stream, StreamState& state, std::string_view text, double now);
   void emit(ConsoleStream stream, StreamState& state, double time, std::string_view text);
   void emit_pending(ConsoleStream stream, StreamState& state);
-  const std::string& prefix_for(ConsoleStream stream, StreamState& state, double time);
+  static void format_prefix(ConsoleStream stream, StreamState& state, double time);
 
   UniqueFd fd_;
   std::array<StreamState, 3> streams_;
-  std::string out_;
+  std::unique_ptr<char[]> out_;  // kBufferBytes of records not yet written
+  std::size_t out_size_ = 0;
   ConsoleLineObserver* observer_ = nullptr;
   std::uint64_t lines_ = 0;
 };

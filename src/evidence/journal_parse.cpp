@@ -4,7 +4,7 @@
 // every input, so it walks every byte of a line even where it has no use for
 // the value: nlohmann refuses a line with a syntax error anywhere, also in the
 // value of a key nobody reads, while On-Demand only looks at what it is asked
-// for. Each reader therefore returns one of
+// for (and steps over the rest loosely). Each reader therefore returns one of
 //   ok       the value was read;
 //   invalid  well-formed JSON of the wrong shape (a wrong type, an absent
 //            required key, an integer that does not fit): the record fails,
@@ -15,7 +15,16 @@
 //
 // Besides its own checks it relies on simdjson's stage 1, which runs over the
 // whole line before anything is read: UTF-8, unescaped control characters in
-// strings, unterminated strings.
+// strings, unterminated strings. Stage 1 is simdjson's runtime-dispatched
+// kernel (AVX2 where the CPU has it); the On-Demand walk is header code,
+// compiled for the build's target, which is why the hot paths below (keys
+// compared raw against the tables, integers parsed eight digits at a time)
+// are written out here.
+//
+// A line is read in one pass when its "type" can be guessed from its end
+// (`ftdiag run` writes keys sorted, so "type" comes last) and the guess is
+// confirmed by the last "type" member read; otherwise a first pass finds the
+// type and a second reads the record.
 #include "evidence/journal_parse.h"
 
 #include <fcntl.h>
@@ -54,8 +63,8 @@ struct Ctx {
   const char* end = nullptr;  // the end of the line
 };
 
-constexpr bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
+[[gnu::always_inline]] constexpr bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+[[gnu::always_inline]] constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // The value's token: from its first byte to the next structural character,
 // trailing whitespace removed. For a scalar that is all of it (plus any junk
@@ -71,18 +80,15 @@ std::string_view token_of(od::value& v, const Ctx& ctx) {
 }
 
 // The value's first byte, or '\0' past the end of the line (see token_of).
-char first_char(od::value& v, const Ctx& ctx) {
+[[gnu::always_inline]] inline char first_char(od::value& v, const Ctx& ctx) {
   const char* p = v.raw_json_token().data();
   return p < ctx.end ? *p : '\0';
 }
 
-constexpr bool is_delimiter(char c) { return c == ',' || c == '}' || c == ']' || is_space(c); }
+[[gnu::always_inline]] constexpr bool is_delimiter(char c) { return c == ',' || c == '}' || c == ']' || is_space(c); }
 
-// Eight ASCII digits in a little-endian word (as simdjson checks them).
-constexpr bool is_eight_digits(std::uint64_t v) {
-  return ((v & 0xF0F0F0F0F0F0F0F0) | (((v + 0x0606060606060606) & 0xF0F0F0F0F0F0F0F0) >> 4)) == 0x3333333333333333;
-}
-constexpr std::uint32_t parse_eight_digits(std::uint64_t v) {
+// The value of eight ASCII digits in a little-endian word (simdjson's way).
+[[gnu::always_inline]] constexpr std::uint32_t parse_eight_digits(std::uint64_t v) {
   constexpr std::uint64_t mask = 0x000000FF000000FF;
   constexpr std::uint64_t mul1 = 0x000F424000000064;  // 100 + (1000000 << 32)
   constexpr std::uint64_t mul2 = 0x0000271000000001;  // 1 + (10000 << 32)
@@ -92,7 +98,7 @@ constexpr std::uint32_t parse_eight_digits(std::uint64_t v) {
   return static_cast<std::uint32_t>(v);
 }
 // How many of a little-endian word's bytes, from the first, are ASCII digits.
-inline int leading_digits(std::uint64_t v) {
+[[gnu::always_inline]] inline int leading_digits(std::uint64_t v) {
   // Zero bytes where v has a digit; a carry out of a non-digit byte only
   // disturbs later bytes.
   const std::uint64_t x =
@@ -179,7 +185,13 @@ bool is_one_string(std::string_view t) {
 
 // The text of a string value, unescaped; views the line when it holds no
 // escape, else simdjson's string buffer (valid while the line is parsed).
-Status string_text(od::value& v, std::string_view token, std::string_view& out) {
+// `token` is token_of(v). A string followed by ':' is refused here: it is a
+// key where a value should be, and On-Demand, stepping over a string it was
+// not asked to read, would take it for a key and walk on.
+Status string_text(od::value& v, std::string_view token, const Ctx& ctx, std::string_view& out) {
+  const std::string_view raw = v.raw_json_token();
+  const char* next = raw.data() + raw.size();  // the next structural character
+  if (next < ctx.end && *next == ':') return Status::broken;
   if (token.size() >= 2 && token.back() == '"') {
     const std::string_view inner = token.substr(1, token.size() - 2);
     bool plain = true;
@@ -265,13 +277,17 @@ Status for_each_member(od::object& object, const Ctx& ctx, OnField&& on_field) {
     od::value v = f.value();
     const char* value = v.raw_json_token().data();
     if (value >= ctx.end || raw >= value) return Status::broken;
-    // Back from the value: whitespace, ':', whitespace, the key's closing quote.
-    const char* p = value - 1;
-    while (p > raw && is_space(*p)) --p;
-    if (p <= raw || *p != ':') return Status::broken;
-    --p;
-    while (p >= raw && is_space(*p)) --p;
-    if (p < raw || *p != '"') return Status::broken;
+    // Back from the value: whitespace, ':', whitespace, the key's closing
+    // quote (as `ftdiag run` writes it: no whitespace at all).
+    const char* p = value - 2;
+    if (p < raw || value[-1] != ':' || *p != '"') {
+      p = value - 1;
+      while (p > raw && is_space(*p)) --p;
+      if (p <= raw || *p != ':') return Status::broken;
+      --p;
+      while (p >= raw && is_space(*p)) --p;
+      if (p < raw || *p != '"') return Status::broken;
+    }
     Key key(std::string_view(raw, static_cast<std::size_t>(p - raw)), f);
     if (on_field(key, v) == Status::broken || !key.check()) return Status::broken;
   }
@@ -299,7 +315,7 @@ Status validate(od::value v, Ctx& ctx) {
     }
     case '"': {
       std::string_view ignored;
-      return string_text(v, t, ignored);
+      return string_text(v, t, ctx, ignored);
     }
     case 't': return t == "true" ? Status::ok : Status::broken;
     case 'f': return t == "false" ? Status::ok : Status::broken;
@@ -366,53 +382,69 @@ Status read_simd(od::value v, std::map<std::string, T>& out, Ctx& ctx);
 template <Described T>
 Status read_simd(od::value v, T& out, Ctx& ctx);
 
+// The common case of an integer: at most 18 digits (no overflow possible),
+// maybe a '-', no leading zero, then a delimiter; true when it was that and
+// fits T. The value is left to On-Demand to step over.
 template <class T>
-  requires std::is_arithmetic_v<T>
-Status read_simd(od::value v, T& out, Ctx& ctx) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    // Fast path: at most 18 digits (no overflow possible), maybe a '-', no
-    // leading zero, then a delimiter. The value is left to On-Demand to step
-    // over. Anything else takes the checked path below.
-    const char* p = v.raw_json_token().data();
-    if (p >= ctx.end) return Status::broken;
-    const bool negative = *p == '-';
-    const char* digits = p + (negative ? 1 : 0);
-    const char* q = digits;
-    std::uint64_t m = 0;
-    // Up to eight digits per step, in a word (the line is followed by
-    // padding, so reading eight bytes is safe; digits read past its end make
-    // the check below fail and the checked path decide).
-    for (int round = 0; round < 3; ++round) {
-      std::uint64_t chunk;
-      std::memcpy(&chunk, q, 8);
-      const int k = leading_digits(chunk);
-      if (k == 8) {
-        m = m * 100000000 + parse_eight_digits(chunk);
-        q += 8;
-        continue;
-      }
-      if (k > 0) {
-        const std::uint64_t shifted = (chunk << (8 * (8 - k))) | (0x3030303030303030ull >> (8 * k));
-        static constexpr std::uint64_t kPow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
-        m = m * kPow10[k] + parse_eight_digits(shifted);
-        q += k;
-      }
-      break;
+[[gnu::always_inline]] inline bool read_plain_integer(od::value& v, T& out, const Ctx& ctx) {
+  const char* p = v.raw_json_token().data();
+  if (p >= ctx.end) return false;
+  const bool negative = *p == '-';
+  const char* digits = p + (negative ? 1 : 0);
+  const char* q = digits;
+  std::uint64_t m = 0;
+  // Up to eight digits per step, in a word (the line is followed by
+  // padding, so reading eight bytes is safe; digits read past its end make
+  // the check below fail and the checked path decide).
+  for (int round = 0; round < 3; ++round) {
+    std::uint64_t chunk;
+    std::memcpy(&chunk, q, 8);
+    const int k = leading_digits(chunk);
+    if (k == 8) {
+      m = m * 100000000 + parse_eight_digits(chunk);
+      q += 8;
+      continue;
     }
-    const auto n = q - digits;
-    if (n > 0 && n <= 18 && (digits[0] != '0' || n == 1) && q < ctx.end && is_delimiter(*q)) {
-      if (negative) {
-        const auto x = -static_cast<std::int64_t>(m);
-        if (std::in_range<T>(x)) {
-          out = static_cast<T>(x);
-          return Status::ok;
-        }
-      } else if (std::in_range<T>(m)) {
-        out = static_cast<T>(m);
-        return Status::ok;
+    if (k > 0) {
+      const std::uint64_t shifted = (chunk << (8 * (8 - k))) | (0x3030303030303030ull >> (8 * k));
+      static constexpr std::uint64_t kPow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+      m = m * kPow10[k] + parse_eight_digits(shifted);
+      q += k;
+    }
+    break;
+  }
+  const auto n = q - digits;
+  if (n > 0 && n <= 18 && (digits[0] != '0' || n == 1) && q < ctx.end && is_delimiter(*q)) {
+    if (negative) {
+      const auto x = -static_cast<std::int64_t>(m);
+      if (std::in_range<T>(x)) {
+        out = static_cast<T>(x);
+        return true;
       }
+    } else if (std::in_range<T>(m)) {
+      out = static_cast<T>(m);
+      return true;
     }
   }
+  return false;
+}
+
+template <class T>
+  requires std::is_arithmetic_v<T>
+[[gnu::noinline]] Status read_arithmetic_checked(od::value v, T& out, Ctx& ctx);
+
+template <class T>
+  requires std::is_arithmetic_v<T>
+[[gnu::always_inline]] inline Status read_simd(od::value v, T& out, Ctx& ctx) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (read_plain_integer(v, out, ctx)) return Status::ok;
+  }
+  return read_arithmetic_checked(v, out, ctx);
+}
+
+template <class T>
+  requires std::is_arithmetic_v<T>
+Status read_arithmetic_checked(od::value v, T& out, Ctx& ctx) {
   const std::string_view t = token_of(v, ctx);
   if (t.empty()) return Status::broken;
   if constexpr (std::is_same_v<T, bool>) {
@@ -472,7 +504,7 @@ Status read_simd(od::value v, std::string& out, Ctx& ctx) {
   if (t.empty()) return Status::broken;
   if (t[0] != '"') return wrong_type(v, ctx, "a string");
   std::string_view text;
-  if (Status s = string_text(v, t, text); s != Status::ok) return s;
+  if (Status s = string_text(v, t, ctx, text); s != Status::ok) return s;
   out.assign(text);
   return Status::ok;
 }
@@ -689,7 +721,7 @@ Status read_simd(od::value v, std::vector<T>& out, Ctx& ctx) {
       first_error = fmt::format("[{}]: {}", out.size() - 1, ctx.error);
     }
   }
-  last_size = std::min<std::size_t>(std::max(out.size(), last_size - last_size / 8), 4096);
+  last_size = std::min<std::size_t>(std::max(out.size(), last_size - last_size / 64), 4096);
   if (status == Status::invalid) ctx.error = std::move(first_error);
   return status;
 }
@@ -786,18 +818,24 @@ template <class T>
 constexpr bool kIsMap<std::map<std::string, T>> = true;
 
 template <class T>
-Status read_simd(od::value v, Fact<T>& out, Ctx& ctx) {
+[[gnu::noinline]] Status read_fact_object(od::value v, Fact<T>& out, Ctx& ctx);
+
+template <class T>
+[[gnu::always_inline]] inline Status read_simd(od::value v, Fact<T>& out, Ctx& ctx) {
   // nlohmann would read a map's "missing" member both ways; no table has a
   // Fact of a map, so that case is not written.
   static_assert(!kIsMap<T>, "Fact<std::map<...>> is not read");
   const char c = first_char(v, ctx);
   if (c == '\0') return Status::broken;
-  if (c != '{') {  // not a Missing: the value itself
-    T value = blank<T>();
-    const Status s = read_simd(v, value, ctx);
-    if (s == Status::ok) replace(out, std::move(value));
-    return s;
-  }
+  if (c == '{') return read_fact_object(v, out, ctx);
+  T value = blank<T>();  // not a Missing: the value itself
+  const Status s = read_simd(v, value, ctx);
+  if (s == Status::ok) replace(out, std::move(value));
+  return s;
+}
+
+template <class T>
+Status read_fact_object(od::value v, Fact<T>& out, Ctx& ctx) {
   // An object is a Missing when its only key is "missing" and that holds an
   // object (is_missing_json); otherwise it is read as T.
   od::object object;
@@ -864,7 +902,7 @@ bool try_record(std::string_view type, od::object& object, Ctx& ctx, std::option
       return true;
     }
     std::string_view text;
-    s = string_text(v, t, text);
+    s = string_text(v, t, ctx, text);
     seen.text.assign(text);
     return true;
   };
@@ -945,6 +983,19 @@ struct JournalLineParser::Impl {
   std::size_t copy_capacity = 0;
 
   Fact<JournalRecord> parse(const char* data, std::size_t size, std::size_t capacity) {
+    auto record = parse_once(data, size, capacity);
+    // nlohmann takes a NUL byte outside a string for the end of its input (a
+    // file cut short by a crash may end in zeros); such a line fails here
+    // (NUL is never valid JSON), so only then is it looked for.
+    if (!record) {
+      if (const void* nul = std::memchr(data, '\0', size)) {
+        return parse_once(data, static_cast<std::size_t>(static_cast<const char*>(nul) - data), capacity);
+      }
+    }
+    return record;
+  }
+
+  Fact<JournalRecord> parse_once(const char* data, std::size_t size, std::size_t capacity) {
     // nlohmann skips a byte order mark at the start.
     if (size >= 3 && std::memcmp(data, "\xEF\xBB\xBF", 3) == 0) {
       data += 3;
@@ -986,7 +1037,7 @@ struct JournalLineParser::Impl {
       type_is_string = !t.empty() && t[0] == '"';
       if (!type_is_string) return Status::ok;
       std::string_view text;
-      const Status s = string_text(v, t, text);
+      const Status s = string_text(v, t, ctx, text);
       type.assign(text);
       return s;
     });
@@ -1000,7 +1051,10 @@ struct JournalLineParser::Impl {
     if (!parse_record(type, object, ctx, record, status, seen, static_cast<JournalRecord*>(nullptr))) {
       return why_not(parser, line, ctx, fmt::format("unknown record type \"{}\"", type));
     }
-    if (status == Status::broken || !at_end(doc)) return unparseable(std::string(kNotAJsonObject));
+    // Pass 2 saw every "type" member, checked: the last one must be pass 1's.
+    if (status == Status::broken || !at_end(doc) || !seen.is_string || seen.text != type) {
+      return unparseable(std::string(kNotAJsonObject));
+    }
     return finish();
   }
 };

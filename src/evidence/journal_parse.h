@@ -8,8 +8,10 @@
 // key counts at its last occurrence, an optional key that is absent keeps its
 // default (a Fact says "no KEY"), a required one absent or null fails the
 // line, and a value of the wrong type or an integer that does not fit its
-// member fails it too. Known difference: simdjson refuses JSON nested deeper
-// than 1024 levels, which nlohmann reads.
+// member (1.5 or 2^32 for an int, -1 for a byte count) fails it too. Known
+// differences: simdjson refuses JSON nested deeper than 1024 levels, which
+// nlohmann reads; and nlohmann's get<int>() converts a number that does not
+// fit instead of refusing it, unless json_fields.h checks the range.
 //
 // simdjson stays out of this header.
 #pragma once

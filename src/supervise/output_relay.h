@@ -27,14 +27,17 @@ class OutputRelay {
   bool is_open() const { return source_.valid(); }
   void close() { source_.reset(); }
 
-  // One read's worth: a whole default pipe buffer and more, so that a job
-  // printing fast is drained in few system calls.
-  static constexpr std::size_t kBufferBytes = 256 * 1024;
+  // One read's worth: two default pipe buffers, so that a job printing fast
+  // is drained in few system calls.
+  static constexpr std::size_t kBufferBytes = 128 * 1024;
   // What one pump moves at most, so one chatty stream cannot starve the loop.
-  static constexpr std::size_t kBytesPerPump = 4 * kBufferBytes;
-  // The pipe's capacity asked for (the kernel's default is 64 KiB; an
-  // unprivileged process may ask up to /proc/sys/fs/pipe-max-size, 1 MiB by
-  // default): room for the job to keep printing while we write out a batch.
+  static constexpr std::size_t kBytesPerPump = 8 * kBufferBytes;
+  // The pipe's capacity asked for (the kernel's default is 64 KiB, 1 ms at
+  // 64 MB/s; an unprivileged process may ask up to /proc/sys/fs/pipe-max-size,
+  // 1 MiB by default): a job printing in bursts keeps going while the event
+  // loop takes a sample or writes to a slow terminal. The kernel allocates
+  // the pages only while they hold unread output, charged to the writer (the
+  // job's memory cgroup): at most this much per pipe, and only when we lag.
   static constexpr int kPipeBytes = 1024 * 1024;
 
  private:

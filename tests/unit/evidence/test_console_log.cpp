@@ -320,11 +320,11 @@ TEST_CASE("records are written once enough are buffered, and the count of lines 
   REQUIRE(fd >= 0);
   ConsoleLogWriter writer{UniqueFd(fd)};
   std::string many;
-  while (many.size() < 2 * ConsoleLogWriter::kFlushBytes) many += "y\n";
+  while (many.size() < 2 * ConsoleLogWriter::kBufferBytes) many += "y\n";
   writer.feed(ConsoleStream::out, many, 7.5);
-  // Without a flush, all but the last (under kFlushBytes) are on disk already.
+  // Without a flush, all but the last buffer's worth are on disk already.
   const std::string on_disk = read_file(path);
-  CHECK(on_disk.size() > ConsoleLogWriter::kFlushBytes);
+  CHECK(on_disk.size() > ConsoleLogWriter::kBufferBytes / 2);
   CHECK(on_disk.rfind("7.500000 o y\n", 0) == 0);
   writer.finish();
   CHECK(writer.lines_written() == many.size() / 2);

@@ -242,6 +242,13 @@ TEST_CASE("simdjson and nlohmann agree on hand-made lines, good and bad") {
   CHECK_FALSE(parses("\"note\""));
   CHECK_FALSE(parses("null"));
   CHECK_FALSE(parses(std::string("{\"type\":\"note\",\"time\":1,\"what\":\"x\0\"}", 32)));
+  // nlohmann ends its input at a NUL byte outside a string (a file cut short
+  // by a crash may be padded with zeros).
+  CHECK(parses(kNote + std::string("\0garbage", 8)));
+  CHECK(parses(kNote + std::string("\n\0\n{", 4)));
+  CHECK_FALSE(parses(std::string("\0", 1) + kNote));
+  CHECK_FALSE(parses(std::string(100, '\0')));
+  CHECK_FALSE(parses(kNote.substr(0, 20) + std::string("\0", 1) + kNote.substr(20)));
   CHECK_FALSE(parses(std::string(kNote.data(), 20)));
 
   // Cut short at every byte.
@@ -407,6 +414,15 @@ TEST_CASE("simdjson and nlohmann agree on hand-made lines, good and bad") {
   CHECK_FALSE(parses(R"({"type":"note","time":1 "what":"x"})"));
   CHECK_FALSE(parses(R"({"type":"note";"time":1,"what":"x"})"));
   CHECK_FALSE(parses(R"({"type":"note","time":1,"what":"x","extra":[[[[[]]]]})"));
+  // A string followed by ':' where a value should end (On-Demand would step
+  // over it as if it were a key).
+  CHECK_FALSE(parses(R"({"type":"note","time":1,"what":"x","a":"b":null})"));
+  CHECK_FALSE(parses(R"({"time":1,"job_status":{},"a":"b":null},"type":"end"})"));
+  CHECK_FALSE(parses(R"({"type":"note","time":1,"what":"x","a":["b":1]})"));
+  CHECK_FALSE(parses(R"({"type":"note","time":1,"what":"x":1})"));
+  CHECK_FALSE(parses(R"({"type":"note":1,"time":1,"what":"x"})"));
+  CHECK_FALSE(parses(R"({"type":"note","time":1,"what":"x","a":{"b":"c":1}})"));
+  CHECK_FALSE(parses(R"({"time":1,"what":"x","type":"note":1})"));
   CHECK(parses(R"({"type":"note","time":1,"what":"x","extra":)" + std::string(500, '[') + std::string(500, ']') + "}"));
   CHECK_FALSE(parses(R"({"type":"note","time":1,"what":"x","extra":)" + std::string(500, '[') + std::string(499, ']') + "}"));
 }
@@ -470,7 +486,8 @@ TEST_CASE("read_journal gives what the getline and nlohmann reader gives, across
     } else if (kind == 2) {
       text += "\r\n";
     } else if (kind == 3) {
-      text += record_to_json(ProcessSeen{1.0 * i, i, 1, {i}, {"python", "train.py"}, "python", 5u, "proc-scan"}).dump() + "\r\n";
+      const ProcessSeen seen{1.0 * i, i, 1, {i}, {"python", "train.py"}, "python", 5u, "proc-scan"};
+      text += record_to_json(seen).dump() + "\r\n";
     } else if (kind == 4) {
       text += record_to_json(ProcessDied{1.0 * i, i, ExitStatus::killed(9), {"netlink"}}).dump() + "\n";
     } else {
@@ -541,6 +558,20 @@ TEST_CASE("read_journal: the last line, cut or whole, CRLF, empty files") {
   REQUIRE(f.problems.size() == 2);
   CHECK(f.problems[0] == std::pair<std::uint64_t, std::string>{1, std::string(kNotAJsonObject)});
   CHECK(f.problems[1] == std::pair<std::uint64_t, std::string>{3, "no \"time\""});
+
+  // A crash can leave the file's end filled with zeros.
+  Collected g;
+  stats = read_journal(dir.write("g", note + "\n" + note + std::string(4096, '\0')), g);
+  REQUIRE(stats.has_value());
+  CHECK(g.records.size() == 2);
+  CHECK(g.problems.empty());
+  CHECK(stats->lines == 2);
+  Collected h;
+  stats = read_journal(dir.write("h", note + "\n" + std::string(4096, '\0') + "\n" + note + "\n"), h);
+  REQUIRE(stats.has_value());
+  CHECK(h.records.size() == 2);
+  REQUIRE(h.problems.size() == 1);
+  CHECK(h.problems[0].first == 2);
 }
 
 TEST_CASE("read_journal skips a line longer than 16 MiB without buffering it whole, and reads one at the cap") {
@@ -563,8 +594,9 @@ TEST_CASE("read_journal skips a line longer than 16 MiB without buffering it who
   CHECK(std::get<SupervisorNote>(at_cap.records[1]).what.size() == kMaxJournalLine - head.size() - 2);
 
   Collected over;
-  stats = read_journal(
-      dir.write("over", note + "\n" + line_of(kMaxJournalLine + 1) + "\n" + note + "\n" + line_of(kMaxJournalLine + (5u << 20))), over);
+  const std::string over_text =
+      note + "\n" + line_of(kMaxJournalLine + 1) + "\n" + note + "\n" + line_of(kMaxJournalLine + (5u << 20));
+  stats = read_journal(dir.write("over", over_text), over);
   REQUIRE(stats.has_value());
   CHECK(over.records.size() == 2);
   REQUIRE(over.problems.size() == 2);
