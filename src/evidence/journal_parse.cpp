@@ -207,7 +207,7 @@ Status string_text(od::value& v, std::string_view token, const Ctx& ctx, std::st
 }
 
 // ---- walking a value only to check it is JSON ----
-Status validate(od::value v, Ctx& ctx);
+Status validate(od::value& v, Ctx& ctx);
 
 // A member's key. Most keys are compared raw against a table's keys, which
 // have no escapes, so a key is unescaped (and its escapes checked) only when
@@ -271,10 +271,12 @@ class Key {
 template <class OnField>
 Status for_each_member(od::object& object, const Ctx& ctx, OnField&& on_field) {
   for (auto result : object) {
-    od::field f;
-    if (std::move(result).get(f) != simdjson::SUCCESS) return Status::broken;
+    // By reference: copying On-Demand's small structs costs more than it seems
+    // (stores then wider loads of the same bytes stall the CPU).
+    if (result.error() != simdjson::SUCCESS) return Status::broken;
+    od::field& f = result.value_unsafe();
     const char* raw = f.key().raw();
-    od::value v = f.value();
+    od::value& v = f.value();
     const char* value = v.raw_json_token().data();
     if (value >= ctx.end || raw >= value) return Status::broken;
     // Back from the value: whitespace, ':', whitespace, the key's closing
@@ -294,22 +296,21 @@ Status for_each_member(od::object& object, const Ctx& ctx, OnField&& on_field) {
   return Status::ok;
 }
 
-Status validate(od::value v, Ctx& ctx) {
+Status validate(od::value& v, Ctx& ctx) {
   const std::string_view t = token_of(v, ctx);
   if (t.empty()) return Status::broken;
   switch (t[0]) {
     case '{': {
       od::object object;
       if (v.get_object().get(object) != simdjson::SUCCESS) return Status::broken;
-      return for_each_member(object, ctx, [&](Key&, od::value child) { return validate(child, ctx); });
+      return for_each_member(object, ctx, [&](Key&, od::value& child) { return validate(child, ctx); });
     }
     case '[': {
       od::array array;
       if (v.get_array().get(array) != simdjson::SUCCESS) return Status::broken;
       for (auto result : array) {
-        od::value element;
-        if (std::move(result).get(element) != simdjson::SUCCESS) return Status::broken;
-        if (validate(element, ctx) == Status::broken) return Status::broken;
+        if (result.error() != simdjson::SUCCESS) return Status::broken;
+        if (validate(result.value_unsafe(), ctx) == Status::broken) return Status::broken;
       }
       return Status::ok;
     }
@@ -326,7 +327,7 @@ Status validate(od::value v, Ctx& ctx) {
 }
 
 // A value of the wrong type: invalid, once it is known to be JSON at all.
-Status wrong_type(od::value v, Ctx& ctx, std::string_view expected) {
+Status wrong_type(od::value& v, Ctx& ctx, std::string_view expected) {
   if (validate(v, ctx) == Status::broken) return Status::broken;
   ctx.error = fmt::format("expected {}", expected);
   return Status::invalid;
@@ -367,20 +368,20 @@ T& emplace_blank(std::vector<T>& values) {
 // ---- the readers: one overload per kind of member, declared first ----
 template <class T>
   requires std::is_arithmetic_v<T>
-Status read_simd(od::value v, T& out, Ctx& ctx);
-Status read_simd(od::value v, std::string& out, Ctx& ctx);
-Status read_simd(od::value v, char& out, Ctx& ctx);
-Status read_simd(od::value v, ExitStatus& out, Ctx& ctx);
+Status read_simd(od::value& v, T& out, Ctx& ctx);
+Status read_simd(od::value& v, std::string& out, Ctx& ctx);
+Status read_simd(od::value& v, char& out, Ctx& ctx);
+Status read_simd(od::value& v, ExitStatus& out, Ctx& ctx);
 template <class T>
-Status read_simd(od::value v, Fact<T>& out, Ctx& ctx);
+Status read_simd(od::value& v, Fact<T>& out, Ctx& ctx);
 template <class T>
-Status read_simd(od::value v, std::optional<T>& out, Ctx& ctx);
+Status read_simd(od::value& v, std::optional<T>& out, Ctx& ctx);
 template <class T>
-Status read_simd(od::value v, std::vector<T>& out, Ctx& ctx);
+Status read_simd(od::value& v, std::vector<T>& out, Ctx& ctx);
 template <class T>
-Status read_simd(od::value v, std::map<std::string, T>& out, Ctx& ctx);
+Status read_simd(od::value& v, std::map<std::string, T>& out, Ctx& ctx);
 template <Described T>
-Status read_simd(od::value v, T& out, Ctx& ctx);
+Status read_simd(od::value& v, T& out, Ctx& ctx);
 
 // The common case of an integer: at most 18 digits (no overflow possible),
 // maybe a '-', no leading zero, then a delimiter; true when it was that and
@@ -431,11 +432,11 @@ template <class T>
 
 template <class T>
   requires std::is_arithmetic_v<T>
-[[gnu::noinline]] Status read_arithmetic_checked(od::value v, T& out, Ctx& ctx);
+[[gnu::noinline]] Status read_arithmetic_checked(od::value& v, T& out, Ctx& ctx);
 
 template <class T>
   requires std::is_arithmetic_v<T>
-[[gnu::always_inline]] inline Status read_simd(od::value v, T& out, Ctx& ctx) {
+[[gnu::always_inline]] inline Status read_simd(od::value& v, T& out, Ctx& ctx) {
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
     if (read_plain_integer(v, out, ctx)) return Status::ok;
   }
@@ -444,7 +445,7 @@ template <class T>
 
 template <class T>
   requires std::is_arithmetic_v<T>
-Status read_arithmetic_checked(od::value v, T& out, Ctx& ctx) {
+Status read_arithmetic_checked(od::value& v, T& out, Ctx& ctx) {
   const std::string_view t = token_of(v, ctx);
   if (t.empty()) return Status::broken;
   if constexpr (std::is_same_v<T, bool>) {
@@ -499,7 +500,7 @@ Status read_arithmetic_checked(od::value v, T& out, Ctx& ctx) {
   }
 }
 
-Status read_simd(od::value v, std::string& out, Ctx& ctx) {
+Status read_simd(od::value& v, std::string& out, Ctx& ctx) {
   const std::string_view t = token_of(v, ctx);
   if (t.empty()) return Status::broken;
   if (t[0] != '"') return wrong_type(v, ctx, "a string");
@@ -510,7 +511,7 @@ Status read_simd(od::value v, std::string& out, Ctx& ctx) {
 }
 
 // One-letter codes ("o", "e"); no journal record has one yet.
-[[maybe_unused]] Status read_simd(od::value v, char& out, Ctx& ctx) {
+[[maybe_unused]] Status read_simd(od::value& v, char& out, Ctx& ctx) {
   std::string text;
   if (Status s = read_simd(v, text, ctx); s != Status::ok) return s;
   if (text.size() != 1) {
@@ -548,7 +549,7 @@ class TableReader {
   explicit TableReader(Struct& out) : out_(out) {}
 
   // False when `key` is not in the table (the caller decides what to do).
-  bool on_field(Key& key, od::value v, Ctx& ctx, Status& status) {
+  bool on_field(Key& key, od::value& v, Ctx& ctx, Status& status) {
     if (visit_field(key.raw(), v, ctx, status)) {
       key.matched_raw();
       return true;
@@ -638,7 +639,7 @@ class TableReader {
 template <const auto& kTable, class Struct, class OnOther>
 Status read_table(od::object& object, Struct& out, Ctx& ctx, OnOther&& on_other) {
   TableReader<Struct, kTable> reader(out);
-  Status walk = for_each_member(object, ctx, [&](Key& key, od::value v) {
+  Status walk = for_each_member(object, ctx, [&](Key& key, od::value& v) {
     Status status = Status::ok;
     if (on_other(key, v, status)) return status;
     if (reader.on_field(key, v, ctx, status)) return status;
@@ -669,7 +670,7 @@ Status read_fields(od::object& object, ExitStatus& out, Ctx& ctx, OnOther&& on_o
 }
 
 template <Described T>
-Status read_simd(od::value v, T& out, Ctx& ctx) {
+Status read_simd(od::value& v, T& out, Ctx& ctx) {
   const char c = first_char(v, ctx);
   if (c == '\0') return Status::broken;
   if (c != '{') return wrong_type(v, ctx, "an object");
@@ -678,7 +679,7 @@ Status read_simd(od::value v, T& out, Ctx& ctx) {
   return read_fields(object, out, ctx, kNoOther);
 }
 
-Status read_simd(od::value v, ExitStatus& out, Ctx& ctx) {
+Status read_simd(od::value& v, ExitStatus& out, Ctx& ctx) {
   const char c = first_char(v, ctx);
   if (c == '\0') return Status::broken;
   if (c != '{') return wrong_type(v, ctx, "an exit status object");
@@ -688,7 +689,7 @@ Status read_simd(od::value v, ExitStatus& out, Ctx& ctx) {
 }
 
 template <class T>
-Status read_simd(od::value v, std::optional<T>& out, Ctx& ctx) {
+Status read_simd(od::value& v, std::optional<T>& out, Ctx& ctx) {
   if (first_char(v, ctx) == 'n' && token_of(v, ctx) == "null") {
     out.reset();
     return Status::ok;
@@ -698,7 +699,7 @@ Status read_simd(od::value v, std::optional<T>& out, Ctx& ctx) {
 }
 
 template <class T>
-Status read_simd(od::value v, std::vector<T>& out, Ctx& ctx) {
+Status read_simd(od::value& v, std::vector<T>& out, Ctx& ctx) {
   const char c = first_char(v, ctx);
   if (c == '\0') return Status::broken;
   if (c != '[') return wrong_type(v, ctx, "an array");
@@ -712,9 +713,8 @@ Status read_simd(od::value v, std::vector<T>& out, Ctx& ctx) {
   Status status = Status::ok;
   std::string first_error;
   for (auto result : array) {
-    od::value element;
-    if (std::move(result).get(element) != simdjson::SUCCESS) return Status::broken;
-    const Status s = read_simd(element, emplace_blank(out), ctx);
+    if (result.error() != simdjson::SUCCESS) return Status::broken;
+    const Status s = read_simd(result.value_unsafe(), emplace_blank(out), ctx);
     if (s == Status::broken) return s;
     if (s == Status::invalid && status == Status::ok) {
       status = s;
@@ -727,7 +727,7 @@ Status read_simd(od::value v, std::vector<T>& out, Ctx& ctx) {
 }
 
 template <class T>
-Status read_simd(od::value v, std::map<std::string, T>& out, Ctx& ctx) {
+Status read_simd(od::value& v, std::map<std::string, T>& out, Ctx& ctx) {
   const char c = first_char(v, ctx);
   if (c == '\0') return Status::broken;
   if (c != '{') return wrong_type(v, ctx, "an object");
@@ -735,7 +735,7 @@ Status read_simd(od::value v, std::map<std::string, T>& out, Ctx& ctx) {
   if (v.get_object().get(object) != simdjson::SUCCESS) return Status::broken;
   out.clear();
   std::vector<std::pair<std::string, std::string>> failing;  // key, why: only the last of duplicates counts
-  const Status walk = for_each_member(object, ctx, [&](Key& k, od::value item) {
+  const Status walk = for_each_member(object, ctx, [&](Key& k, od::value& item) {
     std::string_view key;
     if (!k.text(key)) return Status::broken;
     T value = blank<T>();
@@ -774,7 +774,7 @@ struct MissingCandidate {
   std::string error;
   Missing missing;
 
-  Status take(od::value v, Ctx& ctx) {
+  Status take(od::value& v, Ctx& ctx) {
     seen = true;
     const std::string_view t = token_of(v, ctx);
     if (t.empty()) return Status::broken;
@@ -818,10 +818,10 @@ template <class T>
 constexpr bool kIsMap<std::map<std::string, T>> = true;
 
 template <class T>
-[[gnu::noinline]] Status read_fact_object(od::value v, Fact<T>& out, Ctx& ctx);
+[[gnu::noinline]] Status read_fact_object(od::value& v, Fact<T>& out, Ctx& ctx);
 
 template <class T>
-[[gnu::always_inline]] inline Status read_simd(od::value v, Fact<T>& out, Ctx& ctx) {
+[[gnu::always_inline]] inline Status read_simd(od::value& v, Fact<T>& out, Ctx& ctx) {
   // nlohmann would read a map's "missing" member both ways; no table has a
   // Fact of a map, so that case is not written.
   static_assert(!kIsMap<T>, "Fact<std::map<...>> is not read");
@@ -835,7 +835,7 @@ template <class T>
 }
 
 template <class T>
-Status read_fact_object(od::value v, Fact<T>& out, Ctx& ctx) {
+Status read_fact_object(od::value& v, Fact<T>& out, Ctx& ctx) {
   // An object is a Missing when its only key is "missing" and that holds an
   // object (is_missing_json); otherwise it is read as T.
   od::object object;
@@ -855,7 +855,7 @@ Status read_fact_object(od::value v, Fact<T>& out, Ctx& ctx) {
   if constexpr (kHasTable<T>) {
     s = read_object_fields(object, value, ctx, take_missing);
   } else {
-    s = for_each_member(object, ctx, [&](Key& key, od::value item) {
+    s = for_each_member(object, ctx, [&](Key& key, od::value& item) {
       Status status = Status::ok;
       if (take_missing(key, item, status)) return status;
       return validate(item, ctx);
@@ -954,15 +954,14 @@ Missing why_not(od::parser& parser, const simdjson::padded_string_view& line, Ct
   if (type == od::json_type::object) {
     od::object object;
     if (doc.get_object().get(object) != simdjson::SUCCESS) return not_json;
-    if (for_each_member(object, ctx, [&](Key&, od::value v) { return validate(v, ctx); }) == Status::broken) {
+    if (for_each_member(object, ctx, [&](Key&, od::value& v) { return validate(v, ctx); }) == Status::broken) {
       return not_json;
     }
   } else if (type == od::json_type::array) {
     od::array array;
     if (doc.get_array().get(array) != simdjson::SUCCESS) return not_json;
     for (auto result : array) {
-      od::value element;
-      if (std::move(result).get(element) != simdjson::SUCCESS || validate(element, ctx) == Status::broken) {
+      if (result.error() != simdjson::SUCCESS || validate(result.value_unsafe(), ctx) == Status::broken) {
         return not_json;
       }
     }
@@ -1031,7 +1030,7 @@ struct JournalLineParser::Impl {
 
     // Otherwise pass 1 finds the "type" (the last one, as for nlohmann)...
     bool type_is_string = false;
-    const Status types = for_each_member(object, ctx, [&](Key& key, od::value v) {
+    const Status types = for_each_member(object, ctx, [&](Key& key, od::value& v) {
       if (!key.is("type")) return Status::ok;
       const std::string_view t = token_of(v, ctx);
       type_is_string = !t.empty() && t[0] == '"';

@@ -111,7 +111,14 @@ MemorySample make_sample(double time, int processes, std::mt19937_64& rng) {
   s.dev_shm = FilesystemUsage{25276063744u, 0u, 25276063744u};
   for (int i = 0; i < processes; ++i) {
     const Bytes rss = 1675264u + rng() % (1u << 30);
-    s.processes.push_back(ProcessMemory{4122 + i, rss, rss / 10, rss - rss / 10, 0u, rss + 4096, 0u});
+    ProcessMemory& p = s.processes.emplace_back();
+    p.pid = 4122 + i;
+    p.rss = rss;
+    p.rss_anon = rss / 10;
+    p.rss_file = rss - rss / 10;
+    p.rss_shmem = Bytes{0};
+    p.vm_hwm = rss + 4096;
+    p.swap = Bytes{0};
   }
   return s;
 }
