@@ -7,6 +7,7 @@
 #include "cli/diagnosis.h"
 #include "cli/exit_codes.h"
 #include "evidence/document_json.h"
+#include "evidence/json_input.h"
 #include "report/report_json.h"
 #include "report/verdict_text.h"
 
@@ -28,8 +29,13 @@ int judge(const JudgeArguments& args) {
     std::fprintf(stderr, "ftdiag judge: %s\n", text.missing().detail.c_str());
     return text.missing().reason == MissingReason::permission_denied ? kExitInputUnreadable : kExitInputNotFound;
   }
-  auto j = nlohmann::json::parse(text.value(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
+  auto parsed = evidence::parse_json_input(text.value());
+  if (auto* failure = std::get_if<evidence::JsonInputError>(&parsed)) {
+    std::fprintf(stderr, "ftdiag judge: %s: %s\n", args.file.c_str(), failure->describe().c_str());
+    return kExitInputUnreadable;
+  }
+  auto j = std::move(std::get<nlohmann::json>(parsed));
+  if (!j.is_object()) {
     std::fprintf(stderr, "ftdiag judge: %s is not a JSON object (expected an evidence document or a report)\n", args.file.c_str());
     return kExitInputUnreadable;
   }

@@ -8,6 +8,7 @@
 #include <re2/set.h>
 
 #include "base/read_file.h"
+#include "evidence/json_input.h"
 
 namespace ftdiag::evidence {
 
@@ -20,8 +21,9 @@ Fact<PhaseTable> PhaseTable::parse(std::string_view json_text, const std::string
   auto fail = [&](const std::string& why) {
     return Missing{MissingReason::unparseable, fmt::format("{}: {}", source_name, why)};
   };
-  auto j = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
-  if (j.is_discarded()) return fail("not valid JSON");
+  auto parsed = parse_json_input(json_text, {.allow_comments = true});
+  if (auto* failure = std::get_if<JsonInputError>(&parsed)) return fail(failure->describe());
+  auto j = std::move(std::get<nlohmann::json>(parsed));
   if (!j.is_object() || !j.contains("phases") || !j["phases"].is_array()) return fail("expected {\"phases\": [...]}");
   RE2::Options options;
   options.set_log_errors(false);

@@ -38,6 +38,11 @@ void extract_event_incident(const Incident& incident, FactSet& facts) {
 
 void extract_incident(const evidence::EvidenceDocument& document, const Incident& incident, FactSet& facts) {
   facts.set("death.source", std::string(to_string(incident.source)), incident.pointer);
+  if (incident.inferred.empty()) {
+    facts.set_missing("death.inferred", Missing{MissingReason::not_present, "the death's status was observed"});
+  } else {
+    facts.set("death.inferred", incident.inferred, incident.pointer);
+  }
   if (incident.status.signal) {
     facts.set("death.signal", std::int64_t{*incident.status.signal}, incident.pointer);
     facts.set_missing("death.exit_code", Missing{MissingReason::not_present, "killed by a signal: no exit code"});
@@ -122,7 +127,7 @@ void extract_job_facts(const evidence::EvidenceDocument& document, const std::op
   } else {
     for (const char* name : {"death.pid", "death.signal", "death.exit_code", "death.core_dumped", "death.after",
                              "death.command", "death.is_job", "death.witnesses", "death.rss_bytes",
-                             "death.peak_rss_bytes", "death.source", "deaths.after_incident", "deaths.teardown_span"}) {
+                             "death.peak_rss_bytes", "death.source", "death.inferred", "deaths.after_incident", "deaths.teardown_span"}) {
       facts.set_missing(name, no_incident);
     }
   }

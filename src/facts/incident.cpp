@@ -1,5 +1,7 @@
 #include "facts/incident.h"
 
+#include <csignal>
+
 #include <fmt/format.h>
 
 namespace ftdiag::facts {
@@ -24,9 +26,22 @@ std::optional<RunRef> first_run_of(const EvidenceDocument& document, std::size_t
   return std::nullopt;
 }
 
+bool job_succeeded(const evidence::RunEvidence& run) {
+  return run.job_status && run.job_status->launcher_code() == 0;
+}
+
+// A job that succeeded has no death to explain, whatever died inside it: a
+// job may kill its own helpers, and a launcher may restart a worker.
+bool every_job_succeeded(const EvidenceDocument& document) {
+  bool all = evidence::count_runs(document) > 0;
+  evidence::for_each_run(document, [&](const RunRef&, const evidence::RunEvidence& run) { all = all && job_succeeded(run); });
+  return all;
+}
+
 std::optional<Incident> earliest_journal_death(const EvidenceDocument& document) {
   std::optional<Incident> best;
   evidence::for_each_run(document, [&](const RunRef& ref, const evidence::RunEvidence& run) {
+    if (job_succeeded(run)) return;
     for (std::size_t p = 0; p < run.processes.size(); ++p) {
       const auto& death = run.processes[p].death;
       if (!death || !death->status || !death->status->signal) continue;
@@ -73,6 +88,77 @@ std::optional<Incident> earliest_event_death(const EvidenceDocument& document) {
   return best;
 }
 
+// OOM kills the run's memory cgroup counted while the run watched it.
+std::uint64_t oom_kills_during(const evidence::RunEvidence& run) {
+  const auto& m = run.memory;
+  if (!m.cgroup_last || !m.cgroup_last->oom_kill) return 0;
+  const std::uint64_t last = m.cgroup_last->oom_kill.value();
+  const std::uint64_t before = m.cgroup_first && m.cgroup_first->oom_kill ? m.cgroup_first->oom_kill.value() : 0;
+  return last - std::min(before, last);
+}
+
+std::uint64_t peak_of(const evidence::ProcessEvidence& p) { return std::max(p.vm_hwm.value_or(0), p.peak_rss.value_or(0)); }
+
+// When the victim was not even seen (it lived between two scans), the kill
+// is placed when the cgroup's sampled usage last peaked: the OOM killer acts
+// at the limit.
+Incident unseen_oom_death(const RunRef& ref, const evidence::RunEvidence& run, std::uint64_t kills) {
+  std::optional<double> at;
+  std::uint64_t highest = 0;
+  for (const auto& point : run.timeline) {
+    if (point.cgroup_usage && point.cgroup_usage.value() >= highest) {
+      highest = point.cgroup_usage.value();
+      at = point.time;
+    }
+  }
+  Incident incident{IncidentSource::journal, ref, std::nullopt, ref.pointer() + "/memory/cgroup/oom_kill",
+                    at, evidence::ExitStatus::killed(SIGKILL)};
+  incident.inferred = fmt::format(
+      "no process of the tree was seen dying, yet the job failed while its memory cgroup counted {} OOM kill(s){}", kills,
+      at ? "; the time is when the cgroup's usage last peaked" : "");
+  return incident;
+}
+
+// Without netlink (inside a pid namespace, or --no-netlink) a process reaped
+// by its own parent leaves no status: ftdiag sees it vanish. When the run's
+// cgroup counted OOM kills, the OOM killer's SIGKILL is what the counters
+// say happened; its victim is the vanished process with the largest memory
+// (the killer picks the largest), the earliest on a tie.
+std::optional<Incident> inferred_oom_death(const EvidenceDocument& document) {
+  std::optional<Incident> found;
+  evidence::for_each_run(document, [&](const RunRef& ref, const evidence::RunEvidence& run) {
+    if (found || job_succeeded(run)) return;
+    const std::uint64_t kills = oom_kills_during(run);
+    if (kills == 0) return;
+    std::optional<std::size_t> victim;
+    std::size_t vanished = 0;
+    for (std::size_t p = 0; p < run.processes.size(); ++p) {
+      const auto& death = run.processes[p].death;
+      if (!death || death->status) continue;
+      ++vanished;
+      if (!victim) {
+        victim = p;
+        continue;
+      }
+      const auto& best = run.processes[*victim];
+      const std::uint64_t peak = peak_of(run.processes[p]), best_peak = peak_of(best);
+      if (peak > best_peak || (peak == best_peak && death->time < best.death->time)) victim = p;
+    }
+    if (!victim) {
+      found = unseen_oom_death(ref, run, kills);
+      return;
+    }
+    const auto& death = *run.processes[*victim].death;
+    Incident incident{IncidentSource::journal, ref, *victim, fmt::format("{}/processes/{}/death", ref.pointer(), *victim),
+                      death.time, evidence::ExitStatus::killed(SIGKILL)};
+    incident.inferred = fmt::format(
+        "it vanished without a wait status ({} of the tree did) while the job's memory cgroup counted {} OOM kill(s)",
+        vanished == 1 ? std::string("the only process") : fmt::format("{} processes", vanished), kills);
+    found = std::move(incident);
+  });
+  return found;
+}
+
 std::optional<Incident> first_failed_job(const EvidenceDocument& document) {
   std::optional<Incident> found;
   evidence::for_each_run(document, [&](const RunRef& ref, const evidence::RunEvidence& run) {
@@ -93,8 +179,10 @@ std::optional<Incident> first_failed_job(const EvidenceDocument& document) {
 }  // namespace
 
 std::optional<Incident> find_incident(const EvidenceDocument& document) {
+  if (every_job_succeeded(document)) return std::nullopt;
   if (auto death = earliest_journal_death(document)) return death;
   if (auto event = earliest_event_death(document)) return event;
+  if (auto inferred = inferred_oom_death(document)) return inferred;
   return first_failed_job(document);
 }
 

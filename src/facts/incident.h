@@ -30,15 +30,21 @@ struct Incident {
   // The kernel record or log event that decided it (not owned: points into
   // the document the incident was found in).
   const evidence::LogEvent* event = nullptr;
+  // How the status was inferred when no source observed it (a process that
+  // vanished while its cgroup counted an OOM kill); empty when observed.
+  std::string inferred;
 };
 
-// The earliest death by a signal in any run's tree; failing that, the
-// earliest kernel record or log event that reports a process killed by a
-// signal (time-stamped ones by time, the others in file order after them);
+// None when every run's job succeeded (exit 0), whatever died inside it.
+// Otherwise the earliest death by a signal in the tree of a run whose job
+// did not succeed; failing that, the earliest kernel record or log event that
+// reports a process killed by a signal (time-stamped ones by time, the others
+// in file order after them); failing that, a process that vanished without a
+// status while its run's cgroup counted OOM kills (inferred: SIGKILL), or,
+// when none vanished in sight, an unseen process of that failed run;
 // failing that, the first run whose job exited non-zero. A child that merely
 // exited non-zero (a shell's `which`) is not an incident: what ends a job
 // abruptly is a signal, and a clean failure shows in the job's code.
-// None when every run ended well or nothing is known.
 std::optional<Incident> find_incident(const evidence::EvidenceDocument& document);
 
 // The run an extraction looks at: the incident's, else the first one.

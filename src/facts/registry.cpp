@@ -31,6 +31,7 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"death.command", string, none, "command line of the incident's process"},
     {"death.is_job", boolean, none, "the incident's process is the job itself (not a worker of it)"},
     {"death.source", string, none, "which source decided the incident: journal (a death ftdiag recorded), kernel (a kernel record), log (a log line)"},
+    {"death.inferred", string, none, "how the incident's status was inferred when no source observed it (a process that vanished while its cgroup counted an OOM kill); missing when observed"},
     {"death.witnesses", string, none, "how the death was seen: netlink, waitpid, subreaper, proc-zombie, proc-scan"},
     {"death.rss_bytes", integer, bytes, "the incident's process RSS at its last sample"},
     {"death.peak_rss_bytes", integer, bytes, "the incident's process highest RSS (the kernel's VmHWM or sampled)"},

@@ -23,7 +23,11 @@ void append_rule(std::string& out, const rules::Rule& r, const char* bullet) {
   out += fmt::format("{}**{}** (`{}`, {}, base confidence {:.2f}{})\n", bullet, r.title, r.id, r.source.substr(r.source.rfind('/') + 1),
                      r.confidence, r.role == rules::RuleRole::consequence ? ", marks a consequence" : "");
   out += fmt::format("  - fires when: {}\n", rules::describe(r.when));
-  for (const auto& s : r.support) out += fmt::format("  - raises confidence (+{:.2f}) when: {}\n", s.weight, rules::describe(s.condition));
+  for (const auto& s : r.support) {
+    // A weight of 0 only adds its sentence to the finding.
+    out += s.weight > 0 ? fmt::format("  - raises confidence (+{:.2f}) when: {}\n", s.weight, rules::describe(s.condition))
+                        : fmt::format("  - adds a note when: {}\n", rules::describe(s.condition));
+  }
   for (const auto& s : r.against) out += fmt::format("  - lowers confidence (-{:.2f}) when: {}\n", s.weight, rules::describe(s.condition));
   for (const auto& s : r.scope) out += fmt::format("  - scope {} when: {}\n", s.scope, rules::describe(s.condition));
   out += "  - what to do:\n";

@@ -36,7 +36,8 @@ json verdict_to_json(const rules::Verdict& verdict) {
           {"scope", optional_string(verdict.scope)},
           {"summary", verdict.summary},
           {"rule", verdict.rule.empty() ? json(nullptr) : json(verdict.rule)},
-          {"missing_facts", verdict.missing_facts}};
+          {"missing_facts", verdict.missing_facts},
+          {"notes", verdict.notes}};
 }
 
 json finding_to_json(const rules::Finding& f) {

@@ -28,6 +28,7 @@ std::string render_verdict(const rules::Judgement& judgement) {
   std::string out;
   if (v.cause == "unknown") {
     out += fmt::format("ftdiag verdict: unknown\n  {}\n", v.summary);
+    for (const auto& note : v.notes) out += fmt::format("  note: {}\n", note);
   } else {
     out += fmt::format("ftdiag verdict: {}{} (confidence {})\n  {}\n", v.cause,
                        v.scope ? fmt::format(", scope {}", *v.scope) : "", confidence_text(v.confidence), v.summary);

@@ -64,6 +64,16 @@ std::optional<Finding> apply(const Rule& rule, const facts::FactSet& facts, std:
   return f;
 }
 
+bool job_succeeded(const facts::FactSet& facts) {
+  const auto& failed = facts.get("job.failed").value;
+  return failed && std::holds_alternative<bool>(failed.value()) && !std::get<bool>(failed.value());
+}
+
+std::int64_t count_fact(const facts::FactSet& facts, const std::string& name) {
+  const auto& value = facts.get(name).value;
+  return value && std::holds_alternative<std::int64_t>(value.value()) ? std::get<std::int64_t>(value.value()) : 0;
+}
+
 Verdict unknown_verdict(const std::vector<Finding>& findings, const std::set<std::string>& missing,
                         const facts::FactSet& facts) {
   Verdict v;
@@ -77,10 +87,15 @@ Verdict unknown_verdict(const std::vector<Finding>& findings, const std::set<std
     v.confidence = 0;
     v.summary = fmt::format("The evidence does not decide. The closest candidate, {} ({:.0f}% confidence), is too weak: {}",
                             best->cause, best->confidence * 100, best->summary);
-  } else if (const auto& failed = facts.get("job.failed").value;
-             failed && std::holds_alternative<bool>(failed.value()) && !std::get<bool>(failed.value())) {
+  } else if (job_succeeded(facts)) {
     v.summary = fmt::format("The job ended normally ({}): nothing to diagnose.",
                             render_template("exit code {job.exit_code}", facts));
+    if (const auto killed = count_fact(facts, "deaths.by_signal"); killed > 0) {
+      v.notes.push_back(fmt::format(
+          "{} process(es) inside the job died by a signal ({} by SIGKILL), and the job still succeeded: the job or its "
+          "launcher stopped them, or it recovered; they are listed under processes[] with their signals.",
+          killed, count_fact(facts, "deaths.by_sigkill")));
+    }
   } else if (!missing.empty()) {
     v.summary = fmt::format("The evidence does not decide; missing: {}.", fmt::join(v.missing_facts, ", "));
   } else {

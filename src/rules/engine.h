@@ -50,6 +50,7 @@ struct Verdict {
   std::string summary;
   std::string rule;                        // empty for unknown
   std::vector<std::string> missing_facts;  // what kept rules from deciding
+  std::vector<std::string> notes;          // what is worth knowing beside it (signal deaths a successful job survived)
 };
 
 struct Judgement {

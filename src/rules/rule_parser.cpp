@@ -5,31 +5,20 @@
 
 #include <fmt/format.h>
 
+#include "evidence/json_input.h"
 #include "rules/causes.h"
 #include "rules/explanation.h"
 
 namespace ftdiag::rules {
 
 void RuleFileParser::parse() {
-  json root = json::parse(text_, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
-  if (root.is_discarded()) {
-    // Re-parse with exceptions only to get nlohmann's byte offset.
-    try {
-      (void)json::parse(text_, nullptr, true, true);
-    } catch (const json::parse_error& e) {
-      TextPosition at;
-      for (std::size_t i = 0; i + 1 < e.byte && i < text_.size(); ++i) {
-        if (text_[i] == '\n') {
-          ++at.line;
-          at.column = 1;
-        } else {
-          ++at.column;
-        }
-      }
-      into_.errors.push_back({file_, at, "", fmt::format("not valid JSON: {}", e.what())});
-      return;
-    }
+  auto parsed = evidence::parse_json_input(text_, {.allow_comments = true});
+  if (auto* failure = std::get_if<evidence::JsonInputError>(&parsed)) {
+    const TextPosition at = failure->line > 0 ? TextPosition{failure->line, failure->column} : locate(failure->pointer);
+    into_.errors.push_back({file_, at, failure->pointer, failure->message});
+    return;
   }
+  json root = std::move(std::get<json>(parsed));
   if (!root.is_object() || !root.contains("rules") || !root["rules"].is_array()) {
     error("", "a rule file is an object {\"rules\": [ ... ]}");
     return;

@@ -8,8 +8,10 @@
 
 #include "base/read_file.h"
 #include "evidence/document_json.h"
+#include "evidence/json_input.h"
 #include "facts/extract.h"
 #include "facts/facts_json.h"
+#include "rules/causes.h"
 #include "rules/engine.h"
 
 namespace ftdiag::rules {
@@ -22,9 +24,11 @@ namespace {
 Fact<json> read_json(const fs::path& file) {
   auto text = read_small_file(file, 64 << 20);
   if (!text) return text.missing();
-  auto j = json::parse(text.value(), nullptr, false, /*ignore_comments=*/true);
-  if (j.is_discarded()) return Missing{MissingReason::unparseable, file.string() + ": not valid JSON"};
-  return j;
+  auto parsed = evidence::parse_json_input(text.value(), {.allow_comments = true});
+  if (auto* failure = std::get_if<evidence::JsonInputError>(&parsed)) {
+    return Missing{MissingReason::unparseable, file.string() + ": " + failure->describe()};
+  }
+  return std::move(std::get<json>(parsed));
 }
 
 Fact<facts::FactSet> case_facts(const fs::path& dir) {
@@ -40,6 +44,42 @@ Fact<facts::FactSet> case_facts(const fs::path& dir) {
   auto document = evidence::document_from_json(doc);
   if (!document) return document.missing();
   return facts::extract_facts(document.value());
+}
+
+// Empty when expect.json says something checkable, else what is wrong with
+// it: a misspelt key or a wrong type would otherwise pass silently.
+std::string invalid_expectation(const json& expect) {
+  if (!expect.is_object()) return "expect.json must be an object";
+  std::size_t checks = 0;
+  for (const auto& [key, value] : expect.items()) {
+    if (key == "$comment") continue;
+    ++checks;
+    if (key == "fires") {
+      if (!value.is_boolean()) return "\"fires\" must be true or false";
+    } else if (key == "min_confidence" || key == "max_confidence") {
+      if (!value.is_number() || value.get<double>() < 0 || value.get<double>() > 1) {
+        return fmt::format("\"{}\" must be a number from 0 to 1", key);
+      }
+    } else if (key == "scope") {
+      if (!value.is_null() && !(value.is_string() && is_valid_scope(value.get<std::string>()))) {
+        return "\"scope\" must be null, \"node\", \"cgroup\" or \"userspace\"";
+      }
+    } else if (key == "consequence_of") {
+      if (!value.is_string() || value.get<std::string>().empty()) return "\"consequence_of\" must be a rule id";
+    } else if (key == "verdict") {
+      if (!value.is_string() || !find_cause(value.get<std::string>())) return "\"verdict\" must be a cause id (docs/causes.md)";
+    } else {
+      return fmt::format("unknown key \"{}\" (known: fires, min_confidence, max_confidence, scope, consequence_of, verdict)", key);
+    }
+  }
+  if (checks == 0) return "expect.json checks nothing: give at least \"fires\"";
+  const bool fires = expect.value("fires", true);
+  if (!fires) {
+    for (const char* key : {"min_confidence", "max_confidence", "scope", "consequence_of"}) {
+      if (expect.contains(key)) return fmt::format("\"{}\" cannot be checked on a rule expected not to fire", key);
+    }
+  }
+  return {};
 }
 
 // Empty when the case passes.
@@ -87,6 +127,10 @@ RuleTestResult run_case(const std::vector<Rule>& rules, const std::string& rule_
   auto facts = case_facts(dir);
   if (!expect || !facts) {
     result.detail = !expect ? expect.missing().detail : facts.missing().detail;
+    return result;
+  }
+  if (auto invalid = invalid_expectation(expect.value()); !invalid.empty()) {
+    result.detail = fmt::format("{}: {}", (dir / "expect.json").string(), invalid);
     return result;
   }
   result.detail = check(expect.value(), rule_id, judge(rules, facts.value()));

@@ -10,6 +10,7 @@
 
 #include <doctest/doctest.h>
 
+#include "skip.h"
 #include "integration/harness.h"
 
 namespace ftdiag::itest {
@@ -160,8 +161,8 @@ TEST_CASE("crash_safety: an unreadable journal gives a clear message, not a cras
       Launch version{{ftdiag_binary().string(), "--version"}};
       version.uid = kNobody;
       if (auto ran = run(version); !ran.exited_with(0)) {
-        MESSAGE("SKIPPED: uid ", kNobody, " cannot run ", ftdiag_binary().string(), " (", ran.describe(), ")");
-        return;
+        FTDIAG_SKIP("uid " + std::to_string(kNobody) + " cannot run " + ftdiag_binary().string() + " (" +
+                    ran.describe() + ")");
       }
     } else {
       fs::permissions(run_dir / "journal.jsonl", fs::perms::none);

@@ -12,6 +12,7 @@
 
 #include <doctest/doctest.h>
 
+#include "skip.h"
 #include "integration/harness.h"
 
 namespace ftdiag::itest {
@@ -33,10 +34,7 @@ bool namespaces_available() {
 }  // namespace
 
 TEST_CASE("pid namespace: as PID 1, ftdiag exits 128+N for a job killed by signal N") {
-  if (!namespaces_available()) {
-    MESSAGE("SKIPPED: cannot create a pid namespace here (needs root or user namespaces)");
-    return;
-  }
+  if (!namespaces_available()) FTDIAG_SKIP("cannot create a pid namespace here (needs root or user namespaces)");
   TempDir tmp;
   auto argv = in_new_pid_namespace(ftdiag_run(tmp / "job", crasher_argv("die", {"signal", "KILL"})));
   REQUIRE(argv);
@@ -59,10 +57,7 @@ TEST_CASE("pid namespace: as PID 1, ftdiag exits 128+N for a job killed by signa
 }
 
 TEST_CASE("pid namespace: a job inside a namespace is recorded with its pid at every level") {
-  if (!namespaces_available()) {
-    MESSAGE("SKIPPED: cannot create a pid namespace here (needs root or user namespaces)");
-    return;
-  }
+  if (!namespaces_available()) FTDIAG_SKIP("cannot create a pid namespace here (needs root or user namespaces)");
   TempDir tmp;
   int release[2];
   REQUIRE(::pipe2(release, O_CLOEXEC) == 0);

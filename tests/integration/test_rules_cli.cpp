@@ -71,7 +71,12 @@ TEST_CASE("rules cli: judge refuses input that is not evidence, with a message")
   write_file(tmp / "garbage.json", "\x01\x02 not json");
   auto garbage = run(Launch{{ftdiag_binary().string(), "judge", (tmp / "garbage.json").string()}});
   CHECK_MESSAGE(garbage.exited_with(4), garbage.describe());
-  CHECK(garbage.err.find("not a JSON object") != std::string::npos);
+  CHECK(garbage.err.find("not valid JSON") != std::string::npos);
+  CHECK(garbage.err.find("line 1, column 1") != std::string::npos);
+  write_file(tmp / "array.json", "[1, 2]");
+  auto array = run(Launch{{ftdiag_binary().string(), "judge", (tmp / "array.json").string()}});
+  CHECK_MESSAGE(array.exited_with(4), array.describe());
+  CHECK(array.err.find("not a JSON object") != std::string::npos);
   write_file(tmp / "other.json", R"({"schema_version": 99, "runs": []})");
   auto other = run(Launch{{ftdiag_binary().string(), "judge", (tmp / "other.json").string()}});
   CHECK_MESSAGE(other.exited_with(4), other.describe());
@@ -95,6 +100,36 @@ TEST_CASE("rules cli: explain a cause, refuse an unknown one; rules test fails o
   auto tested = run(Launch{{ftdiag_binary().string(), "rules", "test", (tmp / "cases").string()}});
   CHECK_MESSAGE(tested.exited_with(1), tested.describe());
   CHECK(tested.out.find("0 passed, 1 failed") != std::string::npos);
+}
+
+TEST_CASE("rules cli: rules test refuses an expect.json that checks nothing or misspells a key") {
+  // Facts on which oom-at-cgroup-limit fires: each case would pass if its
+  // expectation were silently ignored.
+  const char* kFires = R"({"death.signal": 9, "cgroup.limit_bytes": 1000, "cgroup.oom_kill": 1, "cgroup.peak_ratio": 1.0})";
+  const std::pair<const char*, const char*> kBad[] = {
+      {"misspelt", R"({"fires": true, "min_confidance": 0.99})"},
+      {"empty", R"({})"},
+      {"wrong-type", R"({"fires": "yes"})"},
+      {"out-of-range", R"({"min_confidence": 80})"},
+      {"unknown-cause", R"({"verdict": "gremlins"})"},
+      {"not-an-object", R"([true])"},
+  };
+  for (const auto& [name, expect] : kBad) {
+    CAPTURE(name);
+    TempDir tmp;
+    write_file(tmp / "cases" / "oom-at-cgroup-limit" / name / "facts.json", kFires);
+    write_file(tmp / "cases" / "oom-at-cgroup-limit" / name / "expect.json", expect);
+    auto tested = run(Launch{{ftdiag_binary().string(), "rules", "test", (tmp / "cases").string()}});
+    CHECK_MESSAGE(tested.exited_with(1), tested.describe());
+    CHECK_MESSAGE(tested.out.find("0 passed, 1 failed") != std::string::npos, tested.out);
+    CHECK_MESSAGE(tested.out.find("expect.json") != std::string::npos, tested.out);
+  }
+  // The control: the same facts with a sound expectation pass.
+  TempDir tmp;
+  write_file(tmp / "cases" / "oom-at-cgroup-limit" / "sound" / "facts.json", kFires);
+  write_file(tmp / "cases" / "oom-at-cgroup-limit" / "sound" / "expect.json", R"({"fires": true, "min_confidence": 0.5})");
+  auto tested = run(Launch{{ftdiag_binary().string(), "rules", "test", (tmp / "cases").string()}});
+  CHECK_MESSAGE(tested.exited_with(0), tested.describe(), tested.out);
 }
 
 }  // namespace ftdiag::itest

@@ -8,6 +8,7 @@
 
 #include <doctest/doctest.h>
 
+#include "skip.h"
 #include "integration/cgroup_sandbox.h"
 #include "integration/harness.h"
 #include "integration/memory_limits.h"
@@ -23,7 +24,8 @@ std::unique_ptr<MemoryCgroupSandbox> any_memory_cgroup() {
   if (auto* made = std::get_if<std::unique_ptr<MemoryCgroupSandbox>>(&v2)) return std::move(*made);
   auto v1 = MemoryCgroupSandbox::create_v1(kLimit);
   if (auto* made = std::get_if<std::unique_ptr<MemoryCgroupSandbox>>(&v1)) return std::move(*made);
-  MESSAGE("SKIPPED: no memory cgroup can be created here: ", std::get<std::string>(v1), "; ", std::get<std::string>(v2));
+  ftdiag::test::mark_skipped("no memory cgroup can be created here: " + std::get<std::string>(v1) + "; " +
+                             std::get<std::string>(v2));
   return nullptr;
 }
 
@@ -141,6 +143,31 @@ TEST_CASE("verdict: a clean exit has no finding") {
   CHECK(report["verdict"]["cause"] == "unknown");
   CHECK(report["verdict"]["confidence"] == 0);
   CHECK(report["schema_version"] == 1);
+}
+
+TEST_CASE("verdict: a job that succeeds after SIGKILLing its own helper ended normally, the kill a note") {
+  TempDir tmp;
+  // The job kills its own helper, waits for it, and succeeds.
+  const std::string script = "sleep 60 & helper=$!; kill -9 $helper; wait $helper; exit 0";
+  auto outcome = run(Launch{loud(ftdiag_run(tmp / "job", {"/bin/sh", "-c", script}))});
+  REQUIRE_MESSAGE(outcome.exited_with(0), outcome.describe());
+  CHECK_MESSAGE(outcome.err.find("ftdiag verdict: unknown\n  The job ended normally (exit code 0)") != std::string::npos,
+                outcome.err);
+  CHECK(outcome.err.find("note: 1 process(es) inside the job died by a signal (1 by SIGKILL)") != std::string::npos);
+
+  auto report = judged(tmp / "job");
+  auto& verdict = report["verdict"];
+  INFO("verdict: ", verdict.dump(), "\nfindings: ", report["findings"].dump());
+  CHECK(verdict["cause"] == "unknown");
+  CHECK(verdict["summary"].get<std::string>().find("ended normally") != std::string::npos);
+  REQUIRE(verdict["notes"].size() == 1);
+  CHECK(report["findings"].empty());
+  // The helper's death is kept whole in the evidence, with its signal.
+  bool helper_killed = false;
+  for (auto& p : only_run(report["evidence"])["processes"]) {
+    if (p["death"].is_object() && p["death"]["status"]["signal"] == SIGKILL) helper_killed = true;
+  }
+  CHECK(helper_killed);
 }
 
 }  // namespace ftdiag::itest

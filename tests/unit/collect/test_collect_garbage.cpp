@@ -26,6 +26,21 @@ void check_missing_is_unparseable(const Fact<T>& fact) {
   if (!fact) CHECK(fact.missing().reason == MissingReason::unparseable);
 }
 
+// parse_proc_cmdline is total: its arguments joined by NULs give the text
+// back, less one trailing NUL (empty text: no arguments).
+void check_cmdline_round_trip(std::string_view text) {
+  const auto args = parse_proc_cmdline(text);
+  std::string joined;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (i > 0) joined.push_back('\0');
+    joined += args[i];
+  }
+  std::string_view expected = text;
+  if (!expected.empty() && expected.back() == '\0') expected.remove_suffix(1);
+  CHECK(joined == expected);
+  if (text.empty()) CHECK(args.empty());
+}
+
 void parse_everything(std::string_view text) {
   check_missing_is_unparseable(parse_proc_status(text));
   check_missing_is_unparseable(parse_proc_stat(text));
@@ -36,7 +51,7 @@ void parse_everything(std::string_view text) {
   check_missing_is_unparseable(parse_mountinfo(text));
   check_missing_is_unparseable(parse_u64_or_max(text));
   check_missing_is_unparseable(parse_flat_keyed(text));
-  (void)parse_proc_cmdline(text);
+  check_cmdline_round_trip(text);
 }
 
 // Bytes biased toward the characters the parsers split on.

@@ -68,7 +68,7 @@ TEST_CASE("phase table: table order wins when a line matches several phases") {
 
 TEST_CASE("phase table: malformed tables are refused with a message") {
   const std::pair<const char*, const char*> cases[] = {
-      {"{\"phases\": [}", "phases-test.json: not valid JSON"},
+      {"{\"phases\": [}", "phases-test.json: line 1, column 13: not valid JSON"},
       {"[]", "expected {\"phases\": [...]}"},
       {R"({"phases": {}})", "expected {\"phases\": [...]}"},
       {R"({"phases": [{"patterns": ["x"]}]})", "/phases/0: needs \"phase\""},

@@ -64,3 +64,14 @@ TEST_CASE("rule loader: moderate nesting still loads") {
   CHECK(set.ok());
   CHECK(set.rules.size() == 1);
 }
+
+TEST_CASE("rule loader: a number beyond a double is a rule error at its position") {
+  const std::string text = rule_with_when(R"({"fact": "death.signal", "eq": 1e999})");
+  const RuleSet set = parse_text(text);
+  REQUIRE(set.errors.size() == 1);
+  const auto& e = set.errors.front();
+  CHECK(e.message.find("number out of range") != std::string::npos);
+  CHECK(e.position.line == position_of(text, "1e999").line);
+  CHECK(e.position.column == position_of(text, "1e999").column);
+  CHECK(set.rules.empty());
+}

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "supervise/proc_connector_filter.h"
+#include "skip.h"
 
 using ftdiag::MissingReason;
 using ftdiag::supervise::decode_proc_connector_datagram;
@@ -113,9 +114,9 @@ bool collect_until(ProcConnector& connector, std::vector<ProcEvent>& events,
 std::optional<ProcConnector> open_or_skip(const ProcConnectorOptions& options = {}) {
   auto opened = ProcConnector::open(options);
   if (!opened) {
-    MESSAGE("SKIPPED: process connector unavailable: "
-            << std::string(ftdiag::to_string(opened.missing().reason)) << ": "
-            << opened.missing().detail);
+    ftdiag::test::mark_skipped("process connector unavailable: " +
+                               std::string(ftdiag::to_string(opened.missing().reason)) + ": " +
+                               opened.missing().detail);
     return std::nullopt;
   }
   return std::move(opened).value();
@@ -637,8 +638,8 @@ TEST_CASE("proc connector live: while only rejected events arrive, reads are pac
   // the interval below what this test can time.
   const auto kInterval = connector->drain_interval();
   if (kInterval < std::chrono::milliseconds(100)) {
-    MESSAGE("SKIPPED: pacing interval shortened to " << kInterval.count() << " ms by a small receive buffer");
-    return;
+    FTDIAG_SKIP("pacing interval shortened to " + std::to_string(kInterval.count()) +
+                " ms by a small receive buffer");
   }
   auto fork_and_reap = [] {
     const pid_t child = fork();
@@ -772,9 +773,8 @@ TEST_CASE("proc connector live: the eBPF tree filter delivers the tree's process
   if (!connector) return;
   if (!connector->tree_filter()) {
     // No CAP_BPF, or a kernel without bpf(2): the classic filter stands in.
-    MESSAGE("SKIPPED: tree filter unavailable: " << connector->tree_filter().missing().detail);
     CHECK(connector->filters().socket);
-    return;
+    FTDIAG_SKIP("tree filter unavailable: " + connector->tree_filter().missing().detail);
   }
   CHECK(connector->filters().tree);
   MESSAGE("connector: " << connector->filter_description());
@@ -818,8 +818,7 @@ TEST_CASE("proc connector live: the tree filter keeps a process whose non-leader
   auto connector = open_or_skip({.tree_root = root.pid, .drain_interval = {}});
   if (!connector) return;
   if (!connector->tree_filter()) {
-    MESSAGE("SKIPPED: tree filter unavailable: " << connector->tree_filter().missing().detail);
-    return;
+    FTDIAG_SKIP("tree filter unavailable: " + connector->tree_filter().missing().detail);
   }
   const pid_t child = root.grow('e').first;
   std::vector<ProcEvent> events;

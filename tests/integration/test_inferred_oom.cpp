@@ -1,0 +1,87 @@
+// A worker OOM-killed where ftdiag cannot see how it died: inside a pid
+// namespace (a container entrypoint, where the process connector is not
+// available) or with --no-netlink, a grandchild reaped by its own launcher
+// just vanishes. The cgroup's OOM-kill counter still rose: the verdict must
+// be the OOM, and say it was inferred.
+#include <signal.h>
+#include <unistd.h>
+
+#include <string>
+
+#include <doctest/doctest.h>
+
+#include "skip.h"
+#include "integration/cgroup_sandbox.h"
+#include "integration/harness.h"
+#include "integration/memory_limits.h"
+
+namespace ftdiag::itest {
+namespace {
+
+std::unique_ptr<MemoryCgroupSandbox> any_memory_cgroup(std::string& why_not) {
+  auto v2 = MemoryCgroupSandbox::create_v2(kOomTestLimit);
+  if (auto* made = std::get_if<std::unique_ptr<MemoryCgroupSandbox>>(&v2)) return std::move(*made);
+  auto v1 = MemoryCgroupSandbox::create_v1(kOomTestLimit);
+  if (auto* made = std::get_if<std::unique_ptr<MemoryCgroupSandbox>>(&v1)) return std::move(*made);
+  why_not = "no memory cgroup can be created here: " + std::get<std::string>(v1) + "; " + std::get<std::string>(v2);
+  return nullptr;
+}
+
+bool namespaces_available() {
+  return run(Launch{{"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "/bin/true"}}, 10).exited_with(0);
+}
+
+// A launcher whose one worker allocates until the cgroup's OOM killer takes it.
+std::vector<std::string> launcher_with_allocating_worker() {
+  std::vector<std::string> argv = {crasher("launcher").string(), "1"};
+  for (const auto& a : crasher_argv("alloc", {std::to_string(kOomTestLimitMiB / 8), "20", "4096"})) argv.push_back(a);
+  return argv;
+}
+
+void check_inferred_oom(const fs::path& job_dir) {
+  auto analysis = analyze(job_dir);
+  REQUIRE_MESSAGE(analysis.outcome.exited_with(0), analysis.outcome.describe());
+  auto& report = analysis.report;
+  auto& verdict = report["verdict"];
+  INFO("verdict: ", verdict.dump(), "\nfindings: ", report["findings"].dump());
+  CHECK(verdict["cause"] == "container-oom");
+  CHECK(verdict["scope"] == "cgroup");
+  bool said_inferred = false;
+  for (auto& f : report["findings"]) {
+    if (f["rule"] != verdict["rule"]) continue;
+    for (auto& s : f["supporting"]) said_inferred |= s["says"].get<std::string>().find("inferred") != std::string::npos;
+  }
+  CHECK_MESSAGE(said_inferred, "the verdict does not say the SIGKILL was inferred");
+}
+
+}  // namespace
+
+TEST_CASE("inferred oom: a worker OOM-killed inside a pid namespace (no netlink) is container-oom, inferred") {
+  if (!namespaces_available()) FTDIAG_SKIP("cannot create a pid namespace here (needs root or user namespaces)");
+  std::string why_not;
+  auto cgroup = any_memory_cgroup(why_not);
+  if (!cgroup) FTDIAG_SKIP(why_not);
+  TempDir tmp;
+  std::vector<std::string> argv = {"/usr/bin/unshare", "--pid", "--fork", "--mount-proc"};
+  for (const auto& a : ftdiag_run(tmp / "job", launcher_with_allocating_worker())) argv.push_back(a);
+  Launch launch{argv};
+  launch.cgroup_procs = cgroup->procs_file();
+  auto outcome = run(launch, 60);
+  // The launcher saw its worker die and exited 1.
+  REQUIRE_MESSAGE(outcome.exited_with(1), outcome.describe());
+  check_inferred_oom(tmp / "job");
+}
+
+TEST_CASE("inferred oom: the same with --no-netlink, outside any namespace") {
+  std::string why_not;
+  auto cgroup = any_memory_cgroup(why_not);
+  if (!cgroup) FTDIAG_SKIP(why_not);
+  TempDir tmp;
+  Launch launch{ftdiag_run(tmp / "job", launcher_with_allocating_worker(), {"--no-netlink"})};
+  launch.cgroup_procs = cgroup->procs_file();
+  auto outcome = run(launch, 60);
+  REQUIRE_MESSAGE(outcome.exited_with(1), outcome.describe());
+  check_inferred_oom(tmp / "job");
+}
+
+}  // namespace ftdiag::itest
