@@ -59,6 +59,9 @@ int lint_rules(const RulesArguments& args) {
   int bad = 0;
   for (const auto& file : args.lint_files) {
     auto set = rules::load_rules(file);
+    // A user's file may refine the built-in rules it is used with.
+    static const auto builtin = rules::load_rules(rules::builtin_rules_directory());
+    for (auto& error : rules::check_refinements(set.rules, builtin.rules)) set.errors.push_back(std::move(error));
     for (const auto& e : set.errors) std::cout << e.describe() << '\n';
     bad += !set.ok();
     if (set.ok()) std::cout << fmt::format("{}: {} rule(s), ok\n", file, set.rules.size());

@@ -12,6 +12,7 @@ namespace ftdiag::cli {
 Fact<rules::RuleSet> load_rule_set(const std::vector<std::string>& extra_rule_dirs) {
   rules::RuleSet set = rules::load_rules(rules::builtin_rules_directory());
   for (const auto& dir : extra_rule_dirs) rules::merge_rules(set, rules::load_rules(dir));
+  for (auto& error : rules::check_refinements(set.rules)) set.errors.push_back(std::move(error));
   if (set.ok()) return set;
   for (const auto& error : set.errors) std::fprintf(stderr, "ftdiag: rule error: %s\n", error.describe().c_str());
   return Missing{MissingReason::unparseable, "rules failed to load"};

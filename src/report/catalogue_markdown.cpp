@@ -23,6 +23,9 @@ void append_rule(std::string& out, const rules::Rule& r, const char* bullet) {
   out += fmt::format("{}**{}** (`{}`, {}, base confidence {:.2f}{})\n", bullet, r.title, r.id, r.source.substr(r.source.rfind('/') + 1),
                      r.confidence, r.role == rules::RuleRole::consequence ? ", marks a consequence" : "");
   out += fmt::format("  - fires when: {}\n", rules::describe(r.when));
+  for (const auto& general : r.refines) {
+    out += fmt::format("  - refines `{}`: the verdict when both fire and this reaches 0.50\n", general);
+  }
   for (const auto& s : r.support) {
     // A weight of 0 only adds its sentence to the finding.
     out += s.weight > 0 ? fmt::format("  - raises confidence (+{:.2f}) when: {}\n", s.weight, rules::describe(s.condition))

@@ -51,7 +51,8 @@ json finding_to_json(const rules::Finding& f) {
           {"contradicting", weighed_to_json(f.contradicting)},
           {"remediation", f.remediation},
           {"references", f.references},
-          {"consequence_of", optional_string(f.consequence_of)}};
+          {"consequence_of", optional_string(f.consequence_of)},
+          {"refined_by", optional_string(f.refined_by)}};
 }
 
 json report_to_json(const evidence::EvidenceDocument& document, const rules::Judgement& judgement) {

@@ -41,7 +41,8 @@ std::string render_verdict(const rules::Judgement& judgement) {
     if (f.consequence_of) {
       out += fmt::format("  then: {} — a consequence ({})\n", f.summary, f.rule);
     } else {
-      out += fmt::format("  also considered: {} ({}, confidence {}): {}\n", f.cause, f.rule, confidence_text(f.confidence), f.summary);
+      out += fmt::format("  also considered: {} ({}, confidence {}{}): {}\n", f.cause, f.rule, confidence_text(f.confidence),
+                         f.refined_by ? fmt::format(", refined by {}", *f.refined_by) : "", f.summary);
     }
   }
   return out;

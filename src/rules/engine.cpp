@@ -74,6 +74,29 @@ std::int64_t count_fact(const facts::FactSet& facts, const std::string& name) {
   return value && std::holds_alternative<std::int64_t>(value.value()) ? std::get<std::int64_t>(value.value()) : 0;
 }
 
+// A finding that refines the top one (a more specific explanation of the
+// same death: "OOM at the cgroup limit" -> "OOM at the cgroup limit while
+// loading the model") takes its place when it reaches the verdict threshold,
+// whatever the confidences; repeated, so the most specific wins. The loader
+// refuses cycles; the bound is only a guard.
+void promote_refinements(const std::vector<Rule>& rules, std::vector<Finding>& findings) {
+  auto refines = [&](const Finding& specific, const Finding& general) {
+    auto rule = std::find_if(rules.begin(), rules.end(), [&](const Rule& r) { return r.id == specific.rule; });
+    return rule != rules.end() && std::find(rule->refines.begin(), rule->refines.end(), general.rule) != rule->refines.end();
+  };
+  for (std::size_t round = 0; round < findings.size() && !findings.empty() && !findings.front().consequence; ++round) {
+    auto specific = std::find_if(findings.begin() + 1, findings.end(), [&](const Finding& f) {
+      return !f.consequence && f.confidence >= kVerdictThreshold && refines(f, findings.front());
+    });
+    if (specific == findings.end()) break;
+    std::rotate(findings.begin(), specific, specific + 1);
+  }
+  if (findings.empty() || findings.front().consequence) return;
+  for (auto& f : findings) {
+    if (&f != &findings.front() && refines(findings.front(), f)) f.refined_by = findings.front().rule;
+  }
+}
+
 Verdict unknown_verdict(const std::vector<Finding>& findings, const std::set<std::string>& missing,
                         const facts::FactSet& facts) {
   Verdict v;
@@ -118,6 +141,7 @@ Judgement judge(const std::vector<Rule>& rules, const facts::FactSet& facts) {
     if (a.confidence != b.confidence) return a.confidence > b.confidence;
     return a.rule < b.rule;
   });
+  promote_refinements(rules, j.findings);
   const Finding* top = j.findings.empty() || j.findings.front().consequence ? nullptr : &j.findings.front();
   if (top && top->confidence >= kVerdictThreshold) {
     j.verdict = Verdict{top->cause, top->confidence, top->scope, top->summary, top->rule, {}};

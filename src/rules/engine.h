@@ -41,6 +41,7 @@ struct Finding {
   std::vector<std::string> references;
   bool consequence = false;
   std::optional<std::string> consequence_of;  // the rule id of the finding it follows from
+  std::optional<std::string> refined_by;      // the rule id of the more specific finding that won over it
 };
 
 struct Verdict {

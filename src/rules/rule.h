@@ -41,6 +41,12 @@ struct Rule {
   std::string summary;             // template
   std::vector<std::string> remediation;  // templates
   std::vector<std::string> references;
+  // Rules this one is a more specific explanation of (the same death, more
+  // evidence): when both fire and this one reaches the verdict threshold, it
+  // wins whatever the confidences (engine.cpp).
+  std::vector<std::string> refines;
+  std::string refines_pointer;  // "/rules/3/refines", for errors found once every file is loaded
+  TextPosition refines_position;
   std::string source;        // "rules/oom.json"
   std::string id_pointer;    // "/rules/3/id": where the id is, for errors found later
   TextPosition id_position;  // (a duplicate across files)

@@ -1,8 +1,11 @@
 #include "rules/rule_loader.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "base/read_file.h"
 #include "rules/rule_parser.h"
@@ -59,6 +62,56 @@ void merge_rules(RuleSet& base, RuleSet more) {
     }
     base.rules.push_back(std::move(rule));
   }
+}
+
+std::vector<LoadError> check_refinements(const std::vector<Rule>& rules, const std::vector<Rule>& also_known) {
+  std::vector<LoadError> errors;
+  auto find = [&](const std::string& id) -> const Rule* {
+    for (const auto* list : {&rules, &also_known}) {
+      auto it = std::find_if(list->begin(), list->end(), [&](const Rule& r) { return r.id == id; });
+      if (it != list->end()) return &*it;
+    }
+    return nullptr;
+  };
+  auto fail = [&](const Rule& r, std::string message) {
+    errors.push_back({r.source, r.refines_position, r.refines_pointer, std::move(message)});
+  };
+  for (const auto& r : rules) {
+    if (!r.refines.empty() && r.role != RuleRole::primary) fail(r, "only a primary rule refines another");
+    for (const auto& id : r.refines) {
+      const Rule* target = find(id);
+      if (id == r.id) fail(r, "a rule cannot refine itself");
+      else if (!target) fail(r, fmt::format("refines \"{}\", which is not a loaded rule", id));
+      else if (target->role != RuleRole::primary) fail(r, fmt::format("refines \"{}\", a consequence rule", id));
+    }
+  }
+  // A cycle (a refines b refines a) would leave no most specific rule:
+  // depth-first over the references, where reaching a rule still open
+  // closes a cycle. The depth is at most the number of rules.
+  enum class Mark { open, done };
+  std::map<std::string, Mark> marks;
+  std::vector<std::string> trail;
+  std::function<void(const Rule&)> visit = [&](const Rule& r) {
+    marks[r.id] = Mark::open;
+    trail.push_back(r.id);
+    for (const auto& id : r.refines) {
+      const Rule* next = find(id);
+      if (!next || next == &r) continue;
+      if (auto it = marks.find(id); it == marks.end()) {
+        visit(*next);
+      } else if (it->second == Mark::open) {
+        auto cycle = std::vector<std::string>(std::find(trail.begin(), trail.end(), id), trail.end());
+        cycle.push_back(id);
+        fail(r, fmt::format("refinements form a cycle: {}", fmt::join(cycle, " -> ")));
+      }
+    }
+    trail.pop_back();
+    marks[r.id] = Mark::done;
+  };
+  for (const auto& r : rules) {
+    if (!marks.count(r.id)) visit(r);
+  }
+  return errors;
 }
 
 }  // namespace ftdiag::rules

@@ -45,4 +45,10 @@ RuleSet load_rules(const std::filesystem::path& file_or_directory);
 // Adds the rules of `more` to `base`; a duplicate id is an error.
 void merge_rules(RuleSet& base, RuleSet more);
 
+// The references between rules, checked once every file is loaded: each id a
+// rule `refines` names a primary rule of `rules` or of `also_known` (the
+// built-in rules, for a user's file linted alone), not itself, and
+// refinements form no cycle. Only primary rules refine.
+std::vector<LoadError> check_refinements(const std::vector<Rule>& rules, const std::vector<Rule>& also_known = {});
+
 }  // namespace ftdiag::rules

@@ -84,7 +84,8 @@ std::vector<WeightedCondition> RuleFileParser::weighted(const json& j, const cha
 
 std::optional<Rule> RuleFileParser::rule(const json& j, const std::string& at) {
   static const std::set<std::string> kKeys = {"id", "cause", "role", "title", "confidence", "when", "support",
-                                              "against", "scope", "summary", "remediation", "references", "$comment"};
+                                              "against", "scope", "summary", "remediation", "references", "refines",
+                                              "$comment"};
   if (!j.is_object()) {
     error(at, "a rule is an object");
     return std::nullopt;
@@ -122,6 +123,22 @@ std::optional<Rule> RuleFileParser::rule(const json& j, const std::string& at) {
     error(at, "missing \"when\"");
   } else if (auto c = condition(j["when"], at + "/when")) {
     r.when = std::move(*c);
+  }
+  if (j.contains("refines")) {
+    r.refines_pointer = at + "/refines";
+    r.refines_position = locate(r.refines_pointer);
+    const auto& list = j["refines"];
+    if (!list.is_array() || list.empty()) {
+      error(r.refines_pointer, "\"refines\" is a non-empty array of rule ids");
+    } else {
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        if (!list[i].is_string() || list[i].get<std::string>().empty()) {
+          error(fmt::format("{}/{}", r.refines_pointer, i), "a rule id (a non-empty string)");
+        } else {
+          r.refines.push_back(list[i].get<std::string>());
+        }
+      }
+    }
   }
   r.support = weighted(j, "support", at);
   r.against = weighted(j, "against", at);

@@ -64,18 +64,18 @@ std::string invalid_expectation(const json& expect) {
       if (!value.is_null() && !(value.is_string() && is_valid_scope(value.get<std::string>()))) {
         return "\"scope\" must be null, \"node\", \"cgroup\" or \"userspace\"";
       }
-    } else if (key == "consequence_of") {
-      if (!value.is_string() || value.get<std::string>().empty()) return "\"consequence_of\" must be a rule id";
+    } else if (key == "consequence_of" || key == "refined_by") {
+      if (!value.is_string() || value.get<std::string>().empty()) return fmt::format("\"{}\" must be a rule id", key);
     } else if (key == "verdict") {
       if (!value.is_string() || !find_cause(value.get<std::string>())) return "\"verdict\" must be a cause id (docs/causes.md)";
     } else {
-      return fmt::format("unknown key \"{}\" (known: fires, min_confidence, max_confidence, scope, consequence_of, verdict)", key);
+      return fmt::format("unknown key \"{}\" (known: fires, min_confidence, max_confidence, scope, consequence_of, refined_by, verdict)", key);
     }
   }
   if (checks == 0) return "expect.json checks nothing: give at least \"fires\"";
   const bool fires = expect.value("fires", true);
   if (!fires) {
-    for (const char* key : {"min_confidence", "max_confidence", "scope", "consequence_of"}) {
+    for (const char* key : {"min_confidence", "max_confidence", "scope", "consequence_of", "refined_by"}) {
       if (expect.contains(key)) return fmt::format("\"{}\" cannot be checked on a rule expected not to fire", key);
     }
   }
@@ -103,6 +103,12 @@ std::string check(const json& expect, const std::string& rule_id, const Judgemen
       const std::string want_scope = expect["scope"].is_null() ? "null" : expect["scope"].get<std::string>();
       const std::string got = finding->scope.value_or("null");
       if (got != want_scope) return fmt::format("scope {} != expected {}", got, want_scope);
+    }
+    if (expect.contains("refined_by")) {
+      const std::string got = finding->refined_by.value_or("null");
+      if (got != expect["refined_by"].get<std::string>()) {
+        return fmt::format("refined_by {} != expected {}", got, expect["refined_by"].dump());
+      }
     }
     if (expect.contains("consequence_of")) {
       const std::string got = finding->consequence_of.value_or("null");
