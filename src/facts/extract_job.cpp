@@ -1,5 +1,7 @@
 // Facts about how the job and its processes ended.
 #include <csignal>
+#include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -8,6 +10,17 @@
 namespace ftdiag::facts {
 
 namespace {
+
+// The signal of a supervisor note "forwarded SIGTERM to the job".
+std::optional<int> forwarded_signal(const std::string& note) {
+  const auto start = std::string_view("forwarded ").size();
+  const auto end = note.find(' ', start);
+  const std::string name = note.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  for (int sig = 1; sig < 65; ++sig) {
+    if (evidence::signal_name(sig) == name) return sig;
+  }
+  return std::nullopt;
+}
 
 bool is_teardown_signal(int sig) { return sig == SIGTERM || sig == SIGKILL || sig == SIGINT || sig == SIGHUP; }
 
@@ -80,10 +93,15 @@ void extract_incident(const evidence::EvidenceDocument& document, const Incident
 
 void count_deaths(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts) {
   std::int64_t by_signal = 0, by_sigkill = 0, after = 0, forwarded = 0;
+  std::optional<int> first_forwarded;
   double last_after = 0;
   const std::optional<double> incident_time = incident ? incident->time : std::nullopt;
   evidence::for_each_run(document, [&](const evidence::RunRef&, const evidence::RunEvidence& run) {
-    for (const auto& note : run.notes) forwarded += note.what.rfind("forwarded ", 0) == 0;
+    for (const auto& note : run.notes) {
+      if (note.what.rfind("forwarded ", 0) != 0) continue;
+      ++forwarded;
+      if (!first_forwarded) first_forwarded = forwarded_signal(note.what);
+    }
     for (const auto& p : run.processes) {
       if (!p.death || !p.death->status || !p.death->status->signal) continue;
       const int sig = *p.death->status->signal;
@@ -98,6 +116,8 @@ void count_deaths(const evidence::EvidenceDocument& document, const std::optiona
   facts.set("deaths.by_signal", by_signal);
   facts.set("deaths.by_sigkill", by_sigkill);
   facts.set("deaths.forwarded_signals", forwarded);
+  if (first_forwarded) facts.set("deaths.first_forwarded_signal", std::int64_t{*first_forwarded});
+  else facts.set_missing("deaths.first_forwarded_signal", Missing{MissingReason::not_present, "ftdiag forwarded no signal"});
   if (incident_time) {
     facts.set("deaths.after_incident", after);
     if (after > 0) facts.set("deaths.teardown_span", last_after);

@@ -1,5 +1,9 @@
 // Facts from the console: the training phase at the incident (from the phase
 // stretches the evidence reader found) and the last lines.
+#include <cctype>
+#include <optional>
+#include <string_view>
+
 #include <fmt/format.h>
 
 #include "facts/extract.h"
@@ -35,6 +39,31 @@ void extract_phase_at(const evidence::RunEvidence& run, const std::string& at, d
   facts.set("phase.at_death_age", std::max(0.0, time - current->first_time), pointer + "/first_time");
 }
 
+// The exception a Python traceback ended with: the first line after the
+// last "Traceback (most recent call last):" that is not indented (the frames
+// and their code are), with the prefix the traceback line had removed
+// (torchrun's "[rank0]: ", a logger's timestamp). Index into the tail.
+std::optional<std::size_t> last_exception_line(const std::vector<evidence::ConsoleLine>& tail, std::string& exception) {
+  constexpr std::string_view kTraceback = "Traceback (most recent call last):";
+  for (std::size_t t = tail.size(); t-- > 0;) {
+    const std::string_view line = tail[t].text;
+    const auto at = line.find(kTraceback);
+    if (at == std::string_view::npos) continue;
+    const std::string_view prefix = line.substr(0, at);
+    for (std::size_t i = t + 1; i < tail.size(); ++i) {
+      std::string_view text = tail[i].text;
+      if (text.substr(0, prefix.size()) == prefix) text.remove_prefix(prefix.size());
+      if (text.empty() || text.front() == ' ' || text.front() == '\t') continue;
+      const bool named = std::isalpha(static_cast<unsigned char>(text.front())) || text.front() == '_';
+      if (!named) return std::nullopt;
+      exception = std::string(text);
+      return i;
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 void extract_phase_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts) {
@@ -43,7 +72,7 @@ void extract_phase_facts(const evidence::EvidenceDocument& document, const std::
   const auto& run = evidence::run_at(document, *focus);
   const auto at = focus->pointer();
   if (!run.console.readable) {
-    for (const char* name : {"phase.at_death", "phase.checkpoint_saves_before", "console.tail", "console.lines"}) {
+    for (const char* name : {"phase.at_death", "phase.checkpoint_saves_before", "console.tail", "console.lines", "console.exception"}) {
       facts.set_missing(name, run.console.readable.missing());
     }
     return;
@@ -56,6 +85,12 @@ void extract_phase_facts(const evidence::EvidenceDocument& document, const std::
     text += '\n';
   }
   facts.set("console.tail", std::move(text), at + "/console/tail");
+  std::string exception;
+  if (auto index = last_exception_line(tail, exception)) {
+    facts.set("console.exception", std::move(exception), fmt::format("{}/console/tail/{}/text", at, *index));
+  } else {
+    facts.set_missing("console.exception", Missing{MissingReason::not_present, "no Python traceback in the console's last lines"});
+  }
   if (incident && incident->time) extract_phase_at(run, at, *incident->time, facts);
 }
 

@@ -42,6 +42,7 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"deaths.after_incident", integer, count, "processes that died by SIGTERM, SIGKILL, SIGINT or SIGHUP after the incident"},
     {"deaths.teardown_span", number, seconds, "time from the incident to the last of those deaths"},
     {"deaths.forwarded_signals", integer, count, "signals ftdiag received from outside and forwarded to the job"},
+    {"deaths.first_forwarded_signal", integer, signal, "the first signal ftdiag received from outside and forwarded (a scheduler's SIGTERM)"},
 
     // The job's memory cgroup.
     {"cgroup.version", integer, none, "cgroup version of the job's memory cgroup (1 or 2)"},
@@ -79,6 +80,7 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     // The console.
     {"console.tail", string, none, "the last console lines before the end, joined by newlines"},
     {"console.lines", integer, count, "lines the job printed"},
+    {"console.exception", string, none, "the exception line that ended the last Python traceback in the console's last lines (\"RuntimeError: ...\")"},
 
     // How the job was watched.
     {"watch.netlink", boolean, none, "the netlink process connector saw the tree's forks and exits"},

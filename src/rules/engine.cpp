@@ -119,6 +119,20 @@ Verdict unknown_verdict(const std::vector<Finding>& findings, const std::set<std
           "launcher stopped them, or it recovered; they are listed under processes[] with their signals.",
           killed, count_fact(facts, "deaths.by_sigkill")));
     }
+  } else if (const auto code = count_fact(facts, "death.exit_code"); code != 0) {
+    // No signal: the job (or the process the incident names) exited with an
+    // error of its own. Say that, rather than list what a crash would show.
+    v.summary = render_template(
+        facts.get("death.is_job").value ? "The job exited with code {death.exit_code}" : "{death.command} exited with code {death.exit_code}",
+        facts);
+    if (facts.get("console.exception").value) v.summary += render_template(" after `{console.exception}`", facts);
+    v.summary += ": an error it reported itself, not a kill by a signal";
+    const auto& peak = facts.get("cgroup.peak_ratio").value;
+    if (peak && std::holds_alternative<double>(peak.value()) && std::get<double>(peak.value()) >= 0.9) {
+      v.summary += render_template("; memory did reach {cgroup.peak_ratio} of the cgroup's limit, which may be related.", facts);
+    } else {
+      v.summary += "; nothing in the record points to memory.";
+    }
   } else if (!missing.empty()) {
     v.summary = fmt::format("The evidence does not decide; missing: {}.", fmt::join(v.missing_facts, ", "));
   } else {

@@ -170,6 +170,41 @@ TEST_CASE("verdict: a job that succeeds after SIGKILLing its own helper ended no
   CHECK(helper_killed);
 }
 
+TEST_CASE("verdict: a Python exception (exit 1) is said as what happened, not as missing facts") {
+  TempDir tmp;
+  const std::string program = "def step():\n    raise RuntimeError('loss is NaN at step 3')\nprint('training')\nstep()\n";
+  auto outcome = run(Launch{loud(ftdiag_run(tmp / "job", {"/usr/bin/python3", "-c", program}))});
+  REQUIRE_MESSAGE(outcome.exited_with(1), outcome.describe());
+  auto report = judged(tmp / "job");
+  auto& verdict = report["verdict"];
+  INFO("verdict: ", verdict.dump());
+  CHECK(verdict["cause"] == "unknown");
+  const auto summary = verdict["summary"].get<std::string>();
+  CHECK(summary.find("The job exited with code 1 after `RuntimeError: loss is NaN at step 3`") == 0);
+  CHECK(summary.find("not a kill by a signal") != std::string::npos);
+  CHECK(summary.find("missing") == std::string::npos);
+  CHECK(outcome.err.find(summary) != std::string::npos);  // ftdiag run said the same
+}
+
+TEST_CASE("verdict: a SIGTERM from outside, then the job's own SIGKILL, names both signals") {
+  TempDir tmp;
+  // Like torchrun: on SIGTERM it kills its worker with SIGKILL and fails.
+  const std::string script = "trap 'kill -9 $child; exit 1' TERM; sleep 60 & child=$!; echo ready; wait";
+  Process ftdiag(Launch{ftdiag_run(tmp / "job", {"/bin/sh", "-c", script})});
+  REQUIRE(ftdiag.wait_for_output("ready"));
+  ftdiag.send(SIGTERM);
+  auto status = ftdiag.finish();
+  REQUIRE(status);
+  auto report = judged(tmp / "job");
+  auto& verdict = report["verdict"];
+  INFO("verdict: ", verdict.dump(), "\nfindings: ", report["findings"].dump());
+  CHECK(verdict["cause"] == "external-kill");
+  CHECK(verdict["rule"] == "signal-forwarded-from-outside");
+  const auto summary = verdict["summary"].get<std::string>();
+  CHECK(summary.find("ftdiag received SIGTERM (15)") != std::string::npos);
+  CHECK(summary.find("died by SIGKILL (9)") != std::string::npos);
+}
+
 }  // namespace ftdiag::itest
 
 namespace ftdiag::itest {
