@@ -1,5 +1,8 @@
 // Facts about how the job and its processes ended.
+#include <algorithm>
 #include <csignal>
+#include <utility>
+#include <vector>
 #include <optional>
 #include <string_view>
 
@@ -92,11 +95,21 @@ void extract_incident(const evidence::EvidenceDocument& document, const Incident
 }
 
 void count_deaths(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts) {
-  std::int64_t by_signal = 0, by_sigkill = 0, after = 0, forwarded = 0;
+  std::int64_t by_signal = 0, by_sigkill = 0, after = 0, oom_after = 0, forwarded = 0;
   std::optional<int> first_forwarded;
   double last_after = 0;
   const std::optional<double> incident_time = incident ? incident->time : std::nullopt;
-  evidence::for_each_run(document, [&](const evidence::RunRef&, const evidence::RunEvidence& run) {
+  evidence::for_each_run(document, [&](const evidence::RunRef& ref, const evidence::RunEvidence& run) {
+    // SIGKILLs the run's cgroup counted as OOM kills are not a teardown: the
+    // incident is one of them when it is a SIGKILL in this run; the next ones
+    // after it, earliest first (OOM kills come together, a launcher's
+    // SIGKILL after its grace period), take the rest of the count.
+    std::uint64_t oom_kills_left = oom_kills_during(run);
+    if (incident && incident->run && incident->run->host == ref.host && incident->run->run == ref.run &&
+        incident->status.signal == SIGKILL && oom_kills_left > 0) {
+      --oom_kills_left;
+    }
+    std::vector<std::pair<double, int>> after_incident;  // time, signal
     for (const auto& note : run.notes) {
       if (note.what.rfind("forwarded ", 0) != 0) continue;
       ++forwarded;
@@ -107,10 +120,17 @@ void count_deaths(const evidence::EvidenceDocument& document, const std::optiona
       const int sig = *p.death->status->signal;
       ++by_signal;
       by_sigkill += sig == SIGKILL;
-      if (incident_time && p.death->time > *incident_time && is_teardown_signal(sig)) {
-        ++after;
-        last_after = std::max(last_after, p.death->time - *incident_time);
+      if (incident_time && p.death->time > *incident_time && is_teardown_signal(sig)) after_incident.emplace_back(p.death->time, sig);
+    }
+    std::sort(after_incident.begin(), after_incident.end());
+    for (const auto& [time, sig] : after_incident) {
+      if (sig == SIGKILL && oom_kills_left > 0) {
+        --oom_kills_left;
+        ++oom_after;
+        continue;
       }
+      ++after;
+      last_after = std::max(last_after, time - *incident_time);
     }
   });
   facts.set("deaths.by_signal", by_signal);
@@ -119,6 +139,7 @@ void count_deaths(const evidence::EvidenceDocument& document, const std::optiona
   if (first_forwarded) facts.set("deaths.first_forwarded_signal", std::int64_t{*first_forwarded});
   else facts.set_missing("deaths.first_forwarded_signal", Missing{MissingReason::not_present, "ftdiag forwarded no signal"});
   if (incident_time) {
+    facts.set("deaths.oom_killed_after_incident", oom_after);
     facts.set("deaths.after_incident", after);
     if (after > 0) facts.set("deaths.teardown_span", last_after);
   }
@@ -147,7 +168,7 @@ void extract_job_facts(const evidence::EvidenceDocument& document, const std::op
   } else {
     for (const char* name : {"death.pid", "death.signal", "death.exit_code", "death.core_dumped", "death.after",
                              "death.command", "death.is_job", "death.witnesses", "death.rss_bytes",
-                             "death.peak_rss_bytes", "death.source", "death.inferred", "deaths.after_incident", "deaths.teardown_span"}) {
+                             "death.peak_rss_bytes", "death.source", "death.inferred", "deaths.after_incident", "deaths.oom_killed_after_incident", "deaths.teardown_span"}) {
       facts.set_missing(name, no_incident);
     }
   }

@@ -88,15 +88,6 @@ std::optional<Incident> earliest_event_death(const EvidenceDocument& document) {
   return best;
 }
 
-// OOM kills the run's memory cgroup counted while the run watched it.
-std::uint64_t oom_kills_during(const evidence::RunEvidence& run) {
-  const auto& m = run.memory;
-  if (!m.cgroup_last || !m.cgroup_last->oom_kill) return 0;
-  const std::uint64_t last = m.cgroup_last->oom_kill.value();
-  const std::uint64_t before = m.cgroup_first && m.cgroup_first->oom_kill ? m.cgroup_first->oom_kill.value() : 0;
-  return last - std::min(before, last);
-}
-
 std::uint64_t peak_of(const evidence::ProcessEvidence& p) { return std::max(p.vm_hwm.value_or(0), p.peak_rss.value_or(0)); }
 
 // When the victim was not even seen (it lived between two scans), the kill
@@ -177,6 +168,14 @@ std::optional<Incident> first_failed_job(const EvidenceDocument& document) {
 }
 
 }  // namespace
+
+std::uint64_t oom_kills_during(const evidence::RunEvidence& run) {
+  const auto& m = run.memory;
+  if (!m.cgroup_last || !m.cgroup_last->oom_kill) return 0;
+  const std::uint64_t last = m.cgroup_last->oom_kill.value();
+  const std::uint64_t before = m.cgroup_first && m.cgroup_first->oom_kill ? m.cgroup_first->oom_kill.value() : 0;
+  return last - std::min(before, last);
+}
 
 std::optional<Incident> find_incident(const EvidenceDocument& document) {
   if (every_job_succeeded(document)) return std::nullopt;

@@ -47,6 +47,10 @@ struct Incident {
 // abruptly is a signal, and a clean failure shows in the job's code.
 std::optional<Incident> find_incident(const evidence::EvidenceDocument& document);
 
+// OOM kills the run's memory cgroup counted while the run watched it (0 when
+// the counter is not known).
+std::uint64_t oom_kills_during(const evidence::RunEvidence& run);
+
 // The run an extraction looks at: the incident's, else the first one.
 std::optional<evidence::RunRef> focus_run(const evidence::EvidenceDocument& document,
                                           const std::optional<Incident>& incident);

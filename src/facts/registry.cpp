@@ -39,7 +39,8 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     // Deaths around the incident.
     {"deaths.by_signal", integer, count, "processes of the tree killed by any signal"},
     {"deaths.by_sigkill", integer, count, "processes of the tree killed by SIGKILL"},
-    {"deaths.after_incident", integer, count, "processes that died by SIGTERM, SIGKILL, SIGINT or SIGHUP after the incident"},
+    {"deaths.after_incident", integer, count, "processes that died by SIGTERM, SIGKILL, SIGINT or SIGHUP after the incident, less the SIGKILLs the cgroup counted as OOM kills: the teardown"},
+    {"deaths.oom_killed_after_incident", integer, count, "processes SIGKILLed after the incident that the cgroup's OOM-kill counter accounts for (more OOM victims, not a teardown)"},
     {"deaths.teardown_span", number, seconds, "time from the incident to the last of those deaths"},
     {"deaths.forwarded_signals", integer, count, "signals ftdiag received from outside and forwarded to the job"},
     {"deaths.first_forwarded_signal", integer, signal, "the first signal ftdiag received from outside and forwarded (a scheduler's SIGTERM)"},

@@ -133,3 +133,60 @@ TEST_CASE("incident: a death seen only as a disappearance is not an incident") {
   CHECK_FALSE(find_incident(document_of({run})));
   CHECK_FALSE(find_incident(document_of({})));
 }
+
+TEST_CASE("incident: a successful job has none, even when processes inside it were killed") {
+  auto run = run_started();
+  add_process(run, 101, {"sleep", "60"}, 2.0, ExitStatus::killed(SIGKILL));
+  add_process(run, kJobPid, {"sh", "-c", "..."}, 3.0, ExitStatus::exited(0));
+  end_run(run, 3.1, ExitStatus::exited(0));
+  const auto document = document_of({run});
+  CHECK_FALSE(find_incident(document));
+  const FactSet facts = extract_facts(document);
+  CHECK(value_of<std::int64_t>(facts, "deaths.by_sigkill") == 1);
+  CHECK_FALSE(facts.get("death.signal").value);
+}
+
+TEST_CASE("incident: a process that vanished while the cgroup counted an OOM kill is inferred SIGKILLed") {
+  auto run = run_started();
+  add_process(run, 101, {"python", "worker.py"}, 4.0).peak_rss = Bytes{1000};   // vanished, small
+  add_process(run, 102, {"python", "train.py"}, 5.0).peak_rss = Bytes{90000};   // vanished, the largest
+  add_process(run, kJobPid, {"launcher"}, 6.0, ExitStatus::exited(1));
+  end_run(run, 6.1, ExitStatus::exited(1));
+  run.memory.cgroup_first = cgroup(Bytes{100000}, 3);  // a counter reused from an earlier job
+  run.memory.cgroup_last = cgroup(Bytes{100000}, 4);
+  const auto document = document_of({run});
+  const auto incident = find_incident(document);
+  REQUIRE(incident);
+  REQUIRE(incident->process);
+  CHECK(document.hosts[0].runs[0].processes[*incident->process].pid == 102);
+  CHECK(incident->status.signal == SIGKILL);
+  CHECK(incident->inferred.find("2 processes") != std::string::npos);
+  const FactSet facts = extract_facts(document);
+  CHECK(value_of<std::int64_t>(facts, "death.signal") == SIGKILL);
+  CHECK(value_of<std::string>(facts, "death.inferred").find("counted 1 OOM kill(s)") != std::string::npos);
+
+  // Without an OOM kill counted during the run, nothing is inferred.
+  run.memory.cgroup_last = cgroup(Bytes{100000}, 3);
+  const auto without = find_incident(document_of({run}));
+  REQUIRE(without);
+  CHECK_FALSE(without->status.signal);  // the launcher's exit 1
+}
+
+TEST_CASE("incident: SIGKILLs the cgroup counted as OOM kills are more victims, not the launcher's teardown") {
+  auto run = run_started();
+  add_process(run, 101, {"python", "train.py", "--rank=0"}, 50.0, ExitStatus::killed(SIGKILL));
+  add_process(run, 102, {"python", "train.py", "--rank=1"}, 50.4, ExitStatus::killed(SIGKILL));
+  add_process(run, 103, {"python", "train.py", "--rank=2"}, 51.0, ExitStatus::killed(SIGTERM));
+  add_process(run, 104, {"python", "train.py", "--rank=3"}, 81.0, ExitStatus::killed(SIGKILL));
+  add_process(run, kJobPid, {"torchrun", "train.py"}, 82.0, ExitStatus::exited(1));
+  end_run(run, 82.1, ExitStatus::exited(1));
+  run.memory.cgroup_first = cgroup(Bytes{100000}, 0);
+  run.memory.cgroup_last = cgroup(Bytes{100000}, 2);
+  const FactSet facts = extract_facts(document_of({run}));
+  CHECK(value_of<std::int64_t>(facts, "death.pid") == 101);
+  // Rank 1's SIGKILL is the second OOM kill; rank 2's SIGTERM and rank 3's
+  // SIGKILL 30 s later are the teardown.
+  CHECK(value_of<std::int64_t>(facts, "deaths.oom_killed_after_incident") == 1);
+  CHECK(value_of<std::int64_t>(facts, "deaths.after_incident") == 2);
+  CHECK(value_of<double>(facts, "deaths.teardown_span") == doctest::Approx(31));
+}
