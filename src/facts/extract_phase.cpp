@@ -72,7 +72,8 @@ void extract_phase_facts(const evidence::EvidenceDocument& document, const std::
   const auto& run = evidence::run_at(document, *focus);
   const auto at = focus->pointer();
   if (!run.console.readable) {
-    for (const char* name : {"phase.at_death", "phase.checkpoint_saves_before", "console.tail", "console.lines", "console.exception"}) {
+    for (const char* name : {"phase.at_death", "phase.checkpoint_saves_before", "console.tail", "console.lines", "console.exception",
+                             "console.last_line"}) {
       facts.set_missing(name, run.console.readable.missing());
     }
     return;
@@ -85,6 +86,11 @@ void extract_phase_facts(const evidence::EvidenceDocument& document, const std::
     text += '\n';
   }
   facts.set("console.tail", std::move(text), at + "/console/tail");
+  for (std::size_t i = tail.size(); i-- > 0;) {
+    if (tail[i].text.find_first_not_of(" \t\r") == std::string::npos) continue;
+    facts.set("console.last_line", tail[i].text, fmt::format("{}/console/tail/{}/text", at, i));
+    break;
+  }
   std::string exception;
   if (auto index = last_exception_line(tail, exception)) {
     facts.set("console.exception", std::move(exception), fmt::format("{}/console/tail/{}/text", at, *index));

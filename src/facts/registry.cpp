@@ -81,6 +81,7 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     // The console.
     {"console.tail", string, none, "the last console lines before the end, joined by newlines"},
     {"console.lines", integer, count, "lines the job printed"},
+    {"console.last_line", string, none, "the last line the job printed that is not blank"},
     {"console.exception", string, none, "the exception line that ended the last Python traceback in the console's last lines (\"RuntimeError: ...\")"},
 
     // How the job was watched.

@@ -38,13 +38,48 @@ std::vector<std::string> template_facts(std::string_view text) {
   return names;
 }
 
+namespace {
+
+// A value inside a sentence: one line (a command line may hold newlines, a
+// console line control characters), and short enough to read.
+std::string inline_text(std::string value) {
+  constexpr std::size_t kLongest = 160;
+  std::string out;
+  bool space = false;
+  for (const char c : value) {
+    const bool blank = c == '\n' || c == '\r' || c == '\t' || c == ' ';
+    if (blank) {
+      space = !out.empty();
+      continue;
+    }
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) continue;
+    if (space) out += ' ';
+    space = false;
+    out += c;
+  }
+  if (out.size() > kLongest) {
+    std::size_t cut = kLongest;
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+    out = out.substr(0, cut) + "…";
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string render_template(std::string_view text, const facts::FactSet& facts) {
   std::string out;
   walk(text, [&](std::string_view part) { out += part; },
        [&](std::string_view name) {
          const auto& entry = facts.get(std::string(name));
          const auto* spec = facts::find_fact(name);
-         out += entry.value ? facts::format_value(entry.value.value(), spec ? spec->unit : facts::Unit::none) : "unknown";
+         if (!entry.value) {
+           out += "unknown";
+         } else if (const auto* text_value = std::get_if<std::string>(&entry.value.value())) {
+           out += inline_text(*text_value);
+         } else {
+           out += facts::format_value(entry.value.value(), spec ? spec->unit : facts::Unit::none);
+         }
        });
   return out;
 }

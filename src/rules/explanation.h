@@ -13,7 +13,8 @@ namespace ftdiag::rules {
 // The fact names a template refers to, in order.
 std::vector<std::string> template_facts(std::string_view text);
 
-// Fills a template; a missing fact reads "unknown".
+// Fills a template; a missing fact reads "unknown", a text fact is put on one
+// line (runs of blanks and newlines become one space) and cut at 160 bytes.
 std::string render_template(std::string_view text, const facts::FactSet& facts);
 
 }  // namespace ftdiag::rules

@@ -186,6 +186,28 @@ TEST_CASE("verdict: a Python exception (exit 1) is said as what happened, not as
   CHECK(outcome.err.find(summary) != std::string::npos);  // ftdiag run said the same
 }
 
+TEST_CASE("verdict: a Python process faulting in native code with memory to spare is framework-bug-segfault") {
+  TempDir tmp;
+  // ctypes reads address 0: a real SIGSEGV inside a C library call.
+  const std::string program = "print('step 12 loss 2.31', flush=True)\nimport ctypes\nctypes.string_at(0)\n";
+  auto outcome = run(Launch{loud(ftdiag_run(tmp / "job", {"/usr/bin/python3", "-c", program}))});
+  REQUIRE_MESSAGE(outcome.killed_by(SIGSEGV), outcome.describe());
+  auto report = judged(tmp / "job");
+  auto& verdict = report["verdict"];
+  INFO("verdict: ", verdict.dump(), "\nfindings: ", report["findings"].dump());
+  if (only_run(report["evidence"])["memory"]["cgroup"].contains("missing")) {
+    // Without the cgroup's OOM counter a fault under memory pressure cannot be ruled out.
+    CHECK(verdict["cause"] == "unknown");
+    return;
+  }
+  CHECK(verdict["cause"] == "framework-bug-segfault");
+  CHECK(verdict["confidence"].get<double>() < 0.7);  // moderate until stacks say more
+  const auto summary = verdict["summary"].get<std::string>();
+  CHECK(summary.find("python3 -c print('step 12 loss 2.31', flush=True) import ctypes") != std::string::npos);
+  CHECK(summary.find("crashed with SIGSEGV (11)") != std::string::npos);
+  CHECK(outcome.err.find("the last line it printed: \"step 12 loss 2.31\"") != std::string::npos);
+}
+
 TEST_CASE("verdict: a SIGTERM from outside, then the job's own SIGKILL, names both signals") {
   TempDir tmp;
   // Like torchrun: on SIGTERM it kills its worker with SIGKILL and fails.
