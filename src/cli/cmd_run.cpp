@@ -1,7 +1,9 @@
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <memory>
+#include <string>
 
 #include "cli/commands.h"
 #include "cli/diagnosis.h"
@@ -14,6 +16,24 @@
 namespace ftdiag::cli {
 
 namespace {
+
+// The supervisor's failure codes are the command line's.
+static_assert(supervise::kExitCannotSupervise == kExitRunFailed);
+static_assert(supervise::kExitCannotExecute == kExitCannotExecute);
+static_assert(supervise::kExitNotFound == kExitNotFound);
+
+// CLI::Range compares, and every comparison with NaN is false: "nan" would
+// pass it and reach the sampler's timer (a disarmed timer, a corrupt record).
+const CLI::Validator kFiniteNumber(
+    [](std::string& text) -> std::string {
+      try {
+        if (std::isfinite(std::stod(text))) return {};
+      } catch (const std::exception&) {
+        return {};  // not a number at all: the option's own conversion says so
+      }
+      return "must be a finite number, not " + text;
+    },
+    "FINITE");
 
 struct RunArguments {
   supervise::SupervisorOptions options;
@@ -65,6 +85,7 @@ Action add_run_command(CLI::App& app, std::vector<std::string> command_after_das
                   "Job directory (shared by all ranks; default: a new folder under ./ftdiag-runs/)");
   run->add_option("--interval", args->options.sample_interval_s, "Seconds between memory samples")
       ->default_val(0.5)
+      ->check(kFiniteNumber)
       ->check(CLI::Range(0.01, 3600.0));
   run->add_flag("--quiet,-q", args->quiet, "No summary or verdict on stderr when the job ends");
   run->add_flag("--no-netlink", args->options.disable_netlink,

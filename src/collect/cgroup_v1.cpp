@@ -1,10 +1,36 @@
 #include "collect/cgroup_v1.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <utility>
 
 #include "collect/cgroup_read.h"
 
 namespace ftdiag::collect {
+
+// Writing 0 to max_usage_in_bytes sets the watermark to the current usage
+// (mem_cgroup_reset: page_counter_reset_watermark).
+void CgroupV1Memory::reset_peak(const Fact<bool>& sole_user) {
+  if (!sole_user) {
+    peak_reset_ = Missing{sole_user.missing().reason,
+                          "not reset (" + sole_user.missing().detail +
+                              "): max_usage_in_bytes may be an earlier job's; the peak is the highest sampled usage"};
+    return;
+  }
+  const auto file = directory() / "memory.max_usage_in_bytes";
+  int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) {
+    peak_reset_ = missing_from_errno(errno, "reset " + file.string());
+    return;
+  }
+  const bool written = ::write(fd, "0", 1) == 1;
+  const int error = errno;
+  ::close(fd);
+  if (written) peak_reset_ = true;
+  else peak_reset_ = missing_from_errno(error, "reset " + file.string());
+}
 
 CgroupMemoryReading CgroupV1Memory::read() const {
   CgroupMemoryReading r;
@@ -13,6 +39,7 @@ CgroupMemoryReading CgroupV1Memory::read() const {
   r.usage = read_cgroup_u64(directory(), "memory.usage_in_bytes");
   r.limit = read_cgroup_limit(directory(), "memory.limit_in_bytes");
   r.peak = read_cgroup_u64(directory(), "memory.max_usage_in_bytes");
+  r.peak_reset = peak_reset_;
   // failcnt counts every time usage hit the limit, reclaim included: the v1
   // counterpart of v2's "max" event, not a count of OOM kills.
   r.max_events = read_cgroup_u64(directory(), "memory.failcnt");

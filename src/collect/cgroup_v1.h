@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <string>
 
+#include "base/fact.h"
 #include "collect/memory_cgroup.h"
 
 namespace ftdiag::collect {
@@ -16,6 +17,10 @@ class CgroupV1Memory final : public MemoryCgroup {
 
   CgroupMemoryReading read() const override;
   int version() const override { return 1; }
+  void reset_peak(const Fact<bool>& sole_user) override;
+
+ private:
+  Fact<bool> peak_reset_ = Missing{MissingReason::not_present, "the peak was not reset"};
 };
 
 }  // namespace ftdiag::collect

@@ -1,7 +1,12 @@
 #include "collect/cgroup_v2.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <utility>
 
+#include "collect/cgroup_files.h"
 #include "collect/cgroup_read.h"
 
 namespace ftdiag::collect {
@@ -14,7 +19,43 @@ Fact<std::uint64_t> explain_absent(Fact<std::uint64_t> value, const char* why) {
   return Missing{MissingReason::not_present, value.missing().detail + " (" + why + ")"};
 }
 
+constexpr std::size_t kMaxPeakBytes = 64;
+
 }  // namespace
+
+void CgroupV2Memory::reset_peak(const Fact<bool>&) {
+  const auto file = directory() / "memory.peak";
+  UniqueFd fd(::open(file.c_str(), O_RDWR | O_CLOEXEC));
+  if (!fd.valid()) {
+    // EACCES: the file is read-only (mode 0444) before Linux 6.12.
+    const int error = errno;
+    peak_reset_ = error == EACCES || error == EPERM || error == EROFS
+                      ? Missing{MissingReason::unsupported, "memory.peak cannot be reset here (needs Linux 6.12+); "
+                                                            "the peak is the highest sampled usage"}
+                      : missing_from_errno(error, "open " + file.string() + " to reset it");
+    return;
+  }
+  if (::write(fd.get(), "0\n", 2) != 2) {
+    peak_reset_ = Missing{MissingReason::unsupported,
+                          "memory.peak refused a reset (needs Linux 6.12+); the peak is the highest sampled usage"};
+    return;
+  }
+  peak_fd_ = std::move(fd);
+  peak_reset_ = true;
+}
+
+// Through the reset file when there is one: only it sees the reset peak.
+Fact<std::uint64_t> CgroupV2Memory::read_peak() const {
+  if (!peak_fd_.valid()) {
+    return explain_absent(read_cgroup_u64(directory(), "memory.peak"), "memory.peak needs Linux 5.19+");
+  }
+  char text[kMaxPeakBytes];
+  const ssize_t n = ::pread(peak_fd_.get(), text, sizeof text, 0);
+  if (n < 0) return missing_from_errno(errno, "read " + (directory() / "memory.peak").string());
+  auto parsed = parse_u64(std::string_view(text, static_cast<std::size_t>(n)));
+  if (!parsed) return Missing{parsed.missing().reason, (directory() / "memory.peak").string() + ": " + parsed.missing().detail};
+  return parsed;
+}
 
 CgroupMemoryReading CgroupV2Memory::read() const {
   CgroupMemoryReading r;
@@ -22,8 +63,8 @@ CgroupMemoryReading CgroupV2Memory::read() const {
   r.path = cgroup_path();
   r.usage = read_cgroup_u64(directory(), "memory.current");
   r.limit = read_cgroup_limit(directory(), "memory.max");
-  r.peak = explain_absent(read_cgroup_u64(directory(), "memory.peak"),
-                          "memory.peak needs Linux 5.19+");
+  r.peak = read_peak();
+  r.peak_reset = peak_reset_;
   r.swap = explain_absent(read_cgroup_u64(directory(), "memory.swap.current"),
                                 "no swap controller: CONFIG_MEMCG_SWAP off or swapaccount=0");
 

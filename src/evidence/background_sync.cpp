@@ -2,9 +2,14 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+
+#include "evidence/write_failures.h"
+
 namespace ftdiag::evidence {
 
-BackgroundSync::BackgroundSync(std::vector<int> fds) : fds_(std::move(fds)), worker_([this] { loop(); }) {}
+BackgroundSync::BackgroundSync(std::vector<SyncTarget> targets)
+    : targets_(std::move(targets)), worker_([this] { loop(); }) {}
 
 BackgroundSync::~BackgroundSync() {
   {
@@ -23,6 +28,14 @@ void BackgroundSync::request() {
   wake_.notify_one();
 }
 
+// A failed fdatasync (ENOSPC or EIO on write-back) means pages of the record
+// may never reach the disk: as much a gap in the record as a failed write.
+void BackgroundSync::sync_all() {
+  for (const auto& target : targets_) {
+    if (::fdatasync(target.fd) != 0 && target.failures) target.failures->report(target.file, "fdatasync", errno);
+  }
+}
+
 void BackgroundSync::loop() {
   std::unique_lock lock(mutex_);
   while (true) {
@@ -30,7 +43,7 @@ void BackgroundSync::loop() {
     if (!requested_ && stopping_) return;
     requested_ = false;
     lock.unlock();
-    for (int fd : fds_) ::fdatasync(fd);
+    sync_all();
     lock.lock();
   }
 }

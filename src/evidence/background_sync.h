@@ -8,17 +8,28 @@
 #pragma once
 
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 namespace ftdiag::evidence {
 
+class WriteFailures;
+
+// A descriptor to sync, the file's name, and where a failed sync is reported
+// (may be null).
+struct SyncTarget {
+  int fd = -1;
+  const char* file = "";
+  std::shared_ptr<WriteFailures> failures;
+};
+
 class BackgroundSync {
  public:
   // The descriptors are not owned and must outlive this object. Start it
   // after forking the job: the child must not inherit a running thread.
-  explicit BackgroundSync(std::vector<int> fds);
+  explicit BackgroundSync(std::vector<SyncTarget> targets);
   BackgroundSync(const BackgroundSync&) = delete;
   BackgroundSync& operator=(const BackgroundSync&) = delete;
   ~BackgroundSync();  // syncs what was requested, then stops
@@ -28,8 +39,9 @@ class BackgroundSync {
 
  private:
   void loop();
+  void sync_all();
 
-  std::vector<int> fds_;
+  std::vector<SyncTarget> targets_;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool requested_ = false;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <iterator>
@@ -15,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "evidence/journal_writer.h"
+#include "evidence/write_failures.h"
 
 namespace ftdiag::evidence {
 
@@ -105,8 +107,8 @@ void for_each_line_end(std::string_view bytes, OnEnd&& on_end) {
 
 }  // namespace
 
-ConsoleLogWriter::ConsoleLogWriter(UniqueFd fd)
-    : fd_(std::move(fd)), out_(std::make_unique_for_overwrite<char[]>(kBufferBytes + kSlack)) {}
+ConsoleLogWriter::ConsoleLogWriter(UniqueFd fd, std::shared_ptr<WriteFailures> failures)
+    : fd_(std::move(fd)), failures_(std::move(failures)), out_(std::make_unique_for_overwrite<char[]>(kBufferBytes + kSlack)) {}
 
 ConsoleLogWriter::StreamState& ConsoleLogWriter::state_for(ConsoleStream stream) {
   switch (stream) {
@@ -205,8 +207,14 @@ void ConsoleLogWriter::feed(ConsoleStream stream, std::string_view bytes, double
 
 void ConsoleLogWriter::flush() {
   if (out_size_ == 0) return;
-  write_all(fd_.get(), std::string_view(out_.get(), out_size_));
+  const std::string_view records(out_.get(), out_size_);
   out_size_ = 0;
+  if (!failures_) {
+    write_all(fd_.get(), records);
+    return;
+  }
+  if (failures_->failed()) return;  // the record is incomplete already; the space left is the journal's
+  if (const int error = write_all_or_errno(fd_.get(), records); error != 0) failures_->report(kFileName, "write", error);
 }
 
 void ConsoleLogWriter::finish() {
@@ -215,7 +223,7 @@ void ConsoleLogWriter::finish() {
     if (!state.text.empty()) emit_pending(stream, state);
   }
   flush();
-  ::fdatasync(fd_.get());
+  if (::fdatasync(fd_.get()) != 0 && failures_) failures_->report(kFileName, "fdatasync", errno);
 }
 
 Fact<ConsoleLine> parse_console_line(std::string_view line) {

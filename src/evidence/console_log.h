@@ -22,6 +22,7 @@
 
 #include "base/fact.h"
 #include "base/unique_fd.h"
+#include "evidence/background_sync.h"
 
 namespace ftdiag::evidence {
 
@@ -38,9 +39,15 @@ class ConsoleLineObserver {
   virtual void on_line(double time, ConsoleStream stream, std::string_view text) = 0;
 };
 
+class WriteFailures;
+
 class ConsoleLogWriter {
  public:
-  explicit ConsoleLogWriter(UniqueFd fd);
+  // With `failures` (shared with the run's journal), a failed write is
+  // reported there, and from the first failure of any of the run's writers
+  // on nothing more is written: the space left is the journal's
+  // (write_failures.h). Lines are still completed and observed.
+  explicit ConsoleLogWriter(UniqueFd fd, std::shared_ptr<WriteFailures> failures = nullptr);
 
   // Takes a chunk of output as it arrives at `now` (seconds since the epoch).
   // Any chunking of the same bytes at the same time gives the same records.
@@ -58,6 +65,10 @@ class ConsoleLogWriter {
 
   std::uint64_t lines_written() const { return lines_; }
   int fd() const { return fd_.get(); }
+  // For the background syncer: this log's descriptor, and where its failures go.
+  SyncTarget sync_target() const { return {fd_.get(), kFileName, failures_}; }
+
+  static constexpr const char* kFileName = "console.log";
 
   static constexpr std::size_t kMaxLineBytes = 64 * 1024;  // longer lines are split
   // Records are buffered and written when the next one would not fit.
@@ -86,6 +97,7 @@ class ConsoleLogWriter {
   static void format_prefix(ConsoleStream stream, StreamState& state, double time);
 
   UniqueFd fd_;
+  std::shared_ptr<WriteFailures> failures_;
   std::array<StreamState, 3> streams_;
   std::unique_ptr<char[]> out_;  // kBufferBytes of records not yet written
   std::size_t out_size_ = 0;

@@ -14,6 +14,7 @@
 #include "evidence/job_directory.h"
 #include "evidence/journal_parse.h"
 #include "evidence/run_builder.h"
+#include "evidence/write_failures.h"
 
 namespace ftdiag::evidence {
 
@@ -67,6 +68,29 @@ ConsoleEvidence read_console(const fs::path& file, const PhaseTable* phases) {
   return std::move(summary).finish();
 }
 
+// A failure to write the record that left no note in the journal (the disk
+// was full from the start) is still told by the marker beside it.
+void add_write_failure_marker(const fs::path& run_dir, RunBuilder& builder) {
+  if (builder.has_write_failure()) return;
+  std::error_code ec;
+  std::optional<WriteFailure> first;
+  for (const auto& entry : fs::directory_iterator(run_dir, ec)) {
+    auto failure = parse_write_failed_marker_name(entry.path().filename().string());
+    if (failure && (!first || failure->since < first->since)) first = failure;
+  }
+  if (first) builder.add(SupervisorNote{first->since, "the record is incomplete: " + describe(*first), first});
+}
+
+// console.log is not written past the first failed write of the record
+// (write_failures.h): its last lines are not the job's last words, so what
+// is read from it (the phase at death) must not be taken as whole.
+void mark_console_incomplete(RunEvidence& run) {
+  for (const auto& note : run.notes) {
+    if (!note.write_failure || !run.console.readable) continue;
+    run.console.readable = Missing{MissingReason::failed, "console.log is incomplete: " + describe(*note.write_failure)};
+  }
+}
+
 }  // namespace
 
 Fact<RunEvidence> read_run_directory(const fs::path& run_dir, const PhaseTable* phases) {
@@ -76,11 +100,15 @@ Fact<RunEvidence> read_run_directory(const fs::path& run_dir, const PhaseTable* 
   BuilderSink sink(journal, builder);
   // A read that fails midway keeps what came before it, and says so.
   if (auto read = read_journal(journal, sink); !read) builder.add_problem(read.missing().detail);
+  add_write_failure_marker(run_dir, builder);
   if (!builder.has_start()) {
-    builder.add_problem(journal.string() + ": no \"run\" record: the journal's first line is missing or damaged");
+    builder.add_problem(journal.string() + (builder.has_write_failure()
+                                                ? ": no \"run\" record: writing the journal failed from the start"
+                                                : ": no \"run\" record: the journal's first line is missing or damaged"));
   }
   RunEvidence run = std::move(builder).finish(run_dir.filename().string());
   run.console = read_console(run_dir / kConsoleFileName, phases);
+  mark_console_incomplete(run);
   return run;
 }
 

@@ -6,9 +6,13 @@
 // once; samples are synced in batches to keep the cost constant.
 #pragma once
 
+#include <memory>
+
 #include "base/fact.h"
 #include "base/unique_fd.h"
+#include "evidence/background_sync.h"
 #include "evidence/records.h"
+#include "evidence/write_failures.h"
 
 namespace ftdiag::evidence {
 
@@ -16,7 +20,12 @@ class RunBuilder;
 
 class JournalWriter {
  public:
-  explicit JournalWriter(UniqueFd fd) : fd_(std::move(fd)) {}
+  // With `failures` (shared with the run's other writers), a failed write is
+  // reported there, the journal's note of it is written, and past the first
+  // failure memory samples are dropped to keep the space for the records that
+  // tell how the job ends (write_failures.h). Without, failures are counted.
+  explicit JournalWriter(UniqueFd fd, std::shared_ptr<WriteFailures> failures = nullptr)
+      : fd_(std::move(fd)), failures_(std::move(failures)) {}
 
   // Also hands every appended record to `builder` (not owned; null to stop),
   // so `ftdiag run` has the run's evidence when the job ends without reading
@@ -33,9 +42,18 @@ class JournalWriter {
 
   std::uint64_t failed_writes() const { return failed_writes_; }
   int fd() const { return fd_.get(); }
+  // For the background syncer: this journal's descriptor, and where its
+  // failures go.
+  SyncTarget sync_target() const { return {fd_.get(), kFileName, failures_}; }
+
+  static constexpr const char* kFileName = "journal.jsonl";
 
  private:
+  Fact<bool> write_line(const JournalRecord& record);
+  void write_failure_note();
+
   UniqueFd fd_;
+  std::shared_ptr<WriteFailures> failures_;
   RunBuilder* tee_ = nullptr;
   bool dirty_ = false;
   std::uint64_t failed_writes_ = 0;
@@ -43,5 +61,7 @@ class JournalWriter {
 
 // Writes a whole buffer, retrying on EINTR and short writes.
 Fact<bool> write_all(int fd, std::string_view bytes);
+// The same, returning the errno of the failed write(2), or 0.
+int write_all_or_errno(int fd, std::string_view bytes);
 
 }  // namespace ftdiag::evidence

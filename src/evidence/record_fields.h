@@ -36,7 +36,7 @@ struct Fields<CgroupMemory> {
       field("oom_kill", &T::oom_kill),          field("max_events", &T::max_events),
       field("swap_bytes", &T::swap),            field("anon_bytes", &T::anon),
       field("file_bytes", &T::file),            field("shmem_bytes", &T::shmem),
-      field("under_oom", &T::under_oom)};
+      field("under_oom", &T::under_oom),        field("peak_reset", &T::peak_reset)};
 };
 
 template <>
@@ -90,9 +90,18 @@ struct Fields<MemorySample> {
 };
 
 template <>
+struct Fields<WriteFailure> {
+  using T = WriteFailure;
+  static constexpr auto list = std::tuple{
+      field("since", &T::since, required), field("file", &T::file),   field("operation", &T::operation),
+      field("errno", &T::error_number),    field("error", &T::error)};
+};
+
+template <>
 struct Fields<SupervisorNote> {
   using T = SupervisorNote;
-  static constexpr auto list = std::tuple{field("time", &T::time, required), field("what", &T::what, required)};
+  static constexpr auto list = std::tuple{field("time", &T::time, required), field("what", &T::what, required),
+                                          field("write_failure", &T::write_failure)};
 };
 
 template <>

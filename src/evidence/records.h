@@ -88,10 +88,24 @@ struct MemorySample {
   bool operator==(const MemorySample&) const = default;
 };
 
+// Writing the record itself failed (the disk is full, an I/O error): the
+// record is incomplete from `since` on. The job is never disturbed by it.
+struct WriteFailure {
+  double since = 0;        // when the first write or sync failed
+  std::string file;        // "journal.jsonl", "console.log"
+  std::string operation;   // "write", "fdatasync"
+  int error_number = 0;    // errno
+  std::string error;       // its text, "No space left on device"
+
+  bool operator==(const WriteFailure&) const = default;
+};
+
 // Something about the watching itself: a mechanism lost events, a limit hit.
 struct SupervisorNote {
   double time = 0;
   std::string what;
+  // Set on the note that records the first failed write of the record.
+  std::optional<WriteFailure> write_failure;
 
   bool operator==(const SupervisorNote&) const = default;
 };

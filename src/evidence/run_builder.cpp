@@ -36,6 +36,12 @@ void RunBuilder::on(const RunStarted& r) {
 }
 
 void RunBuilder::on(const SupervisorNote& n) {
+  if (n.write_failure) {
+    if (has_write_failure_) return;  // the first failure is the one that tells from when
+    has_write_failure_ = true;
+    run_.notes.push_back(n);
+    return;
+  }
   if (run_.notes.size() < kMaxNotes) {
     run_.notes.push_back(n);
   } else {
@@ -188,7 +194,10 @@ void RunBuilder::add_to_cgroup_watermarks(const MemorySample& s) {
   if (!m.cgroup_first && s.cgroup->usage) m.cgroup_first = s.cgroup;
   // A vanished cgroup reads as all-missing; keep the last real reading.
   if (s.cgroup->usage || !m.cgroup_last) m.cgroup_last = s.cgroup;
-  if (s.cgroup->peak) raise_to(m.cgroup_peak, s.cgroup->peak.value());
+  // The kernel's peak counts only when it was reset as the job started; else
+  // it may be an earlier job's (a reused Slurm allocation or container), and
+  // the highest sampled usage stands in (cgroup_last.peak_reset says why).
+  if (s.cgroup->peak && s.cgroup->peak_reset.value_or(false)) raise_to(m.cgroup_peak, s.cgroup->peak.value());
   if (s.cgroup->usage) raise_to(m.cgroup_peak, s.cgroup->usage.value());
 }
 
@@ -251,6 +260,8 @@ RunEvidence RunBuilder::finish(std::string directory) && {
     });
     if (job != run_.processes.end()) {
       run_.job_status = job->death->status;
+    } else if (has_write_failure_) {
+      run_.job_status = Missing{MissingReason::failed, "the journal ends before the job did: writing it failed"};
     } else {
       run_.job_status = Missing{MissingReason::not_present,
                                 "the journal ends before the job did (ftdiag was killed, or the job still runs)"};

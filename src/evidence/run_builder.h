@@ -38,6 +38,9 @@ class RunBuilder {
   void add(const JournalRecord& record);
   void add_problem(std::string problem);
   bool has_start() const { return has_start_; }
+  // True once a note of a failed write of the record was added (such notes
+  // are kept past kMaxNotes: they say from when the record is incomplete).
+  bool has_write_failure() const { return has_write_failure_; }
 
   // Completes the run: the job's status, the downsampled timeline, the
   // processes in order of first sight.
@@ -61,6 +64,7 @@ class RunBuilder {
 
   RunEvidence run_;
   bool has_start_ = false;
+  bool has_write_failure_ = false;
   std::unordered_map<int, ProcessEvidence> live_;  // pid -> process not yet ended
   // pid -> index in run_.processes of its latest kept death, so a second
   // witness of the same death (netlink, then waitpid) merges into it.

@@ -49,6 +49,13 @@ struct CgroupMemory {
   Fact<std::optional<Bytes>> limit = Missing{};  // nullopt: no limit ("max")
   // High-water mark: v1 max_usage_in_bytes, v2 memory.peak (5.19+).
   Fact<Bytes> peak = Missing{};
+  // Whether `peak` is the watched job's own: true when the kernel's peak was
+  // reset as ftdiag began watching this cgroup (v1: a cgroup holding only
+  // ftdiag's tree; v2: memory.peak reset through the reader's own open file,
+  // Linux 6.12+). Missing with the reason otherwise: `peak` then spans the
+  // cgroup's whole life (earlier jobs included) and the job's peak is the
+  // highest sampled usage.
+  Fact<bool> peak_reset = Missing{MissingReason::not_present, "the peak was not reset"};
   // v2 memory.events "oom": times the limit was hit and an allocation was
   // about to fail. v1 has no such counter.
   Fact<std::uint64_t> oom_events = Missing{};

@@ -1,6 +1,8 @@
 #include "report/run_summary.h"
 
 #include <algorithm>
+#include <cctype>
+#include <ctime>
 #include <map>
 
 #include <fmt/format.h>
@@ -77,12 +79,30 @@ void append_deaths(std::string& out, const RunEvidence& run) {
   if (abnormal.size() > kShown) out += fmt::format("    ... and {} more\n", abnormal.size() - kShown);
 }
 
+// Which peak the figure is: the kernel's, reset as the job started, or the
+// highest sampled usage when the kernel's could not be the job's own.
+std::string peak_basis(const model::CgroupMemory& c) {
+  if (c.peak_reset.value_or(false)) return "";
+  return " (sampled)";
+}
+
+// The cgroup's counters count from its creation, earlier jobs included: the
+// run's own is the difference with the first reading.
+std::string oom_kills_during_run(const evidence::MemoryWatermarks& m) {
+  const auto& last = m.cgroup_last->oom_kill;
+  if (!last) return "";
+  std::uint64_t before = 0;
+  if (m.cgroup_first && m.cgroup_first->oom_kill) before = std::min(m.cgroup_first->oom_kill.value(), last.value());
+  return fmt::format(", oom_kill {}", last.value() - before);
+}
+
 void append_memory(std::string& out, const RunEvidence& run) {
   const auto& m = run.memory;
   if (m.cgroup_last) {
     const auto& c = m.cgroup_last.value();
-    std::string line = fmt::format("  cgroup v{} {}: peak {}", c.version, c.path,
-                                   m.cgroup_peak ? format_bytes(m.cgroup_peak.value()) : "unknown");
+    std::string line = fmt::format("  cgroup v{} {}: peak {}{}", c.version, c.path,
+                                   m.cgroup_peak ? format_bytes(m.cgroup_peak.value()) : "unknown",
+                                   m.cgroup_peak ? peak_basis(c) : "");
     if (c.limit && c.limit.value()) {
       line += fmt::format(" of limit {}", format_bytes(*c.limit.value()));
       if (m.cgroup_peak && *c.limit.value() > 0) {
@@ -91,7 +111,7 @@ void append_memory(std::string& out, const RunEvidence& run) {
     } else if (c.limit) {
       line += ", no limit";
     }
-    if (c.oom_kill) line += fmt::format(", oom_kill {}", c.oom_kill.value());
+    line += oom_kills_during_run(m);
     out += line + '\n';
   } else {
     out += fmt::format("  cgroup: {}\n", m.cgroup_last.missing().detail);
@@ -111,13 +131,41 @@ void append_memory(std::string& out, const RunEvidence& run) {
   }
 }
 
+// "14:03:07", the local time of a journal time.
+std::string clock_time(double time) {
+  const auto seconds = static_cast<std::time_t>(time);
+  std::tm local{};
+  localtime_r(&seconds, &local);
+  char text[16];
+  std::strftime(text, sizeof text, "%H:%M:%S", &local);
+  return text;
+}
+
+// "the record is incomplete from 14:03:07: no space left on device (write to
+// console.log failed)" when writing the record failed; empty otherwise.
+std::string write_failure_line(const RunEvidence& run) {
+  for (const auto& note : run.notes) {
+    if (!note.write_failure) continue;
+    const auto& f = *note.write_failure;
+    std::string why = f.error;
+    if (!why.empty()) why[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(why[0])));
+    return fmt::format("  the record is incomplete from {}: {} ({} to {} failed; the job was not disturbed)\n",
+                       clock_time(f.since), why, f.operation, f.file);
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string render_run_summary(const RunEvidence& run, const std::string& run_path) {
   std::string out = fmt::format("ftdiag: {}\n", headline(run));
   append_deaths(out, run);
   append_memory(out, run);
-  if (!run.ended) out += "  the record ends early: ftdiag itself was killed, or the job still runs\n";
+  if (auto incomplete = write_failure_line(run); !incomplete.empty()) {
+    out += incomplete;
+  } else if (!run.ended) {
+    out += "  the record ends early: ftdiag itself was killed, or the job still runs\n";
+  }
   for (const auto& problem : run.journal_problems) out += fmt::format("  note: {}\n", problem);
   out += fmt::format("  record: {}  (ftdiag analyze {})\n", run_path, run_path);
   return out;

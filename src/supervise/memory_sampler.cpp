@@ -2,7 +2,10 @@
 
 #include <algorithm>
 
+#include <unistd.h>
+
 #include "collect/cgroup_locate.h"
+#include "collect/cgroup_owner.h"
 #include "collect/dev_shm.h"
 #include "collect/meminfo.h"
 #include "collect/proc_stat.h"
@@ -63,8 +66,22 @@ bool MemorySampler::locate_cgroup_of(int pid) {
   }
   auto& fresh = located.value();
   bool changed = !cgroup_ || cgroup_->directory() != fresh->directory();
-  if (changed) cgroup_ = std::move(fresh);
+  if (changed) {
+    cgroup_ = std::move(fresh);
+    reset_peak();
+  }
   return changed;
+}
+
+// The cgroup may be reused from an earlier job: its peak must start with
+// ours. Resetting v1's shared watermark is only ours to do when nothing but
+// ftdiag's own tree is in the cgroup (ftdiag runs in it too, and is the
+// tree's root); v2 resets a private view and needs no such check.
+void MemorySampler::reset_peak() {
+  const Fact<bool> sole_user = cgroup_->version() == 1
+                                   ? collect::cgroup_holds_only_tree_of(roots_, cgroup_->directory(), supervisor_pid_)
+                                   : Fact<bool>(true);
+  cgroup_->reset_peak(sole_user);
 }
 
 bool MemorySampler::worth_recording(const evidence::ProcessMemory& reading) {

@@ -3,6 +3,8 @@
 // returns are the journal's.
 #pragma once
 
+#include <unistd.h>
+
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -15,11 +17,16 @@ namespace ftdiag::supervise {
 
 class MemorySampler {
  public:
-  explicit MemorySampler(collect::SystemRoots roots) : roots_(std::move(roots)) {}
+  // `supervisor_pid`: the root of the watched tree (ftdiag itself), whose
+  // descendants alone may share a cgroup whose peak is reset.
+  explicit MemorySampler(collect::SystemRoots roots, int supervisor_pid = ::getpid())
+      : roots_(std::move(roots)), supervisor_pid_(supervisor_pid) {}
 
   // Finds the memory cgroup of `pid` (the job). Called at start and again now
   // and then, since a job may move itself into another cgroup. Returns true
-  // when the cgroup changed.
+  // when the cgroup changed. A newly found cgroup's peak is reset when that
+  // is ours to do (reset_peak), so that its readings' peak is the job's own;
+  // each reading's peak_reset says whether it is, or why not.
   bool locate_cgroup_of(int pid);
 
   // Reads everything for this tick. A process's reading is included when it
@@ -38,10 +45,12 @@ class MemorySampler {
     std::uint64_t tick = 0;
   };
   bool worth_recording(const evidence::ProcessMemory& reading);
+  void reset_peak();
 
   std::unordered_map<int, Recorded> recorded_;
   std::uint64_t tick_ = 0;
   collect::SystemRoots roots_;
+  int supervisor_pid_;
   std::unique_ptr<collect::MemoryCgroup> cgroup_;
   Missing cgroup_missing_{MissingReason::not_present, "cgroup not located yet"};
 };

@@ -1,8 +1,6 @@
 #include "supervise/output_relay.h"
 
 #include <fcntl.h>
-#include <poll.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,36 +8,16 @@
 
 namespace ftdiag::supervise {
 
-bool write_fully(int fd, const char* bytes, std::size_t size) {
-  while (size > 0) {
-    ssize_t n = ::write(fd, bytes, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      if (errno == EAGAIN) {
-        pollfd waiting{fd, POLLOUT, 0};
-        ::poll(&waiting, 1, -1);
-        continue;
-      }
-      return false;
-    }
-    bytes += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-OutputRelay::OutputRelay(UniqueFd source, int destination, evidence::ConsoleStream stream)
-    : source_(std::move(source)),
-      destination_(destination),
+OutputRelay::OutputRelay(UniqueFd tee, pid_t relay_pid, evidence::ConsoleStream stream)
+    : source_(std::move(tee)),
+      relay_pid_(relay_pid),
       stream_(stream),
       buffer_(std::make_unique_for_overwrite<char[]>(kBufferBytes)) {
   int flags = ::fcntl(source_.get(), F_GETFL);
   ::fcntl(source_.get(), F_SETFL, flags | O_NONBLOCK);
-  // Best effort: fails on a pty master (not a pipe) or above the system's
-  // limit, and the default capacity works, only with more wakeups.
+  // Best effort: above the system's limit the default capacity works, only
+  // with more wakeups.
   ::fcntl(source_.get(), F_SETPIPE_SZ, kPipeBytes);
-  struct stat status {};
-  is_pipe_ = ::fstat(source_.get(), &status) == 0 && S_ISFIFO(status.st_mode);
 }
 
 bool OutputRelay::pump(evidence::ConsoleLogWriter& log, double now) {
@@ -49,19 +27,16 @@ bool OutputRelay::pump(evidence::ConsoleLogWriter& log, double now) {
     if (n > 0) {
       const auto size = static_cast<std::size_t>(n);
       log.feed(stream_, std::string_view(buffer_.get(), size), now);
-      if (!write_fully(destination_, buffer_.get(), size) && errno == EPIPE) {
-        source_.reset();
-        return false;
-      }
+      last_read_at_ = now;
       moved += size;
       // A pipe's read takes all it holds, so a short one emptied it: epoll
       // (level-triggered) says when more comes, which saves the read that
-      // would only say EAGAIN. A pty hands out a little at a time: read on.
-      if (is_pipe_ && size < kBufferBytes) return true;
+      // would only say EAGAIN.
+      if (size < kBufferBytes) return true;
       continue;
     }
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) return true;
-    source_.reset();  // 0: end of file; EIO: the pty's last slave closed
+    source_.reset();  // end of file: the relay read the end of the job's output
     return false;
   }
   return source_.valid();

@@ -54,7 +54,7 @@ std::optional<ProcessSeen> ProcessTracker::adopt(int pid, const char* seen_by, d
 }
 
 std::optional<ProcessSeen> ProcessTracker::on_fork(int parent_tgid, int child_tgid, double now) {
-  if (is_live(child_tgid)) return std::nullopt;
+  if (is_live(child_tgid) || is_excluded(child_tgid)) return std::nullopt;
   // Events are read after SIGCHLD: the child may already be dead and reaped,
   // and its parent too. A parent we saw die was still ours.
   if (!may_concern(parent_tgid)) return std::nullopt;
@@ -93,6 +93,7 @@ void ProcessTracker::remember_dead(Dead dead) {
 
 std::optional<ProcessDied> ProcessTracker::on_exit(int pid, Fact<ExitStatus> status,
                                                    const std::string& witness, double now) {
+  if (is_excluded(pid)) return std::nullopt;
   auto it = live_.find(pid);
   if (it == live_.end()) {
     if (Dead* dead = find_dead(pid)) {
@@ -117,6 +118,7 @@ ProcessTracker::ScanResult ProcessTracker::scan(double now) {
   ScanResult result;
   std::unordered_set<int> present;
   for (const auto& stat : collect::find_descendants(roots_, root_pid_)) {
+    if (is_excluded(stat.pid)) continue;
     present.insert(stat.pid);
     auto it = live_.find(stat.pid);
     if (it != live_.end() && it->second.start_ticks != stat.start_time_ticks) {

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "collect/system_roots.h"
@@ -45,6 +46,13 @@ class ProcessTracker {
   // Walks /proc for descendants of the root: new ones are adopted; tracked
   // ones that became zombies or vanished are recorded dead.
   ScanResult scan(double now);
+
+  // A process of ftdiag's own (an output relay, relay_process.h), never the
+  // job's although it descends from ftdiag: its fork, its presence in /proc
+  // and its exit are not recorded. Forgotten with forget_excluded() once reaped.
+  void exclude(int pid) { excluded_.insert(pid); }
+  void forget_excluded(int pid) { excluded_.erase(pid); }
+  bool is_excluded(int pid) const { return excluded_.count(pid) != 0; }
 
   std::vector<int> live_pids() const;
   bool is_live(int pid) const { return live_.count(pid) != 0; }
@@ -81,6 +89,7 @@ class ProcessTracker {
   std::unordered_map<int, Dead> dead_;
   std::deque<std::pair<int, std::uint64_t>> dead_order_;
   std::uint64_t next_sequence_ = 0;
+  std::unordered_set<int> excluded_;
 };
 
 }  // namespace ftdiag::supervise

@@ -3,12 +3,17 @@
 
 #include <signal.h>
 
-#include <span>
+#include "supervise/inherited_signals.h"
 
 namespace ftdiag::supervise {
 
-// The signals ftdiag blocks and reads from a signalfd while the job runs.
-std::span<const int> supervised_signals();
+// The signals ftdiag blocks and reads from a signalfd while the job runs:
+// SIGCHLD, SIGWINCH, SIGPIPE, and the ones it forwards — except those
+// ignored when ftdiag started. An ignored signal stays ignored, for ftdiag and
+// for the job (`nohup ftdiag run -- job` survives SIGHUP like `nohup job`),
+// and is never forwarded. Block them before any thread exists: a thread
+// without them blocked would take them itself instead of the signalfd.
+sigset_t supervised_signals(const InheritedSignals& inherited);
 
 // True when a signal that ftdiag received must be sent on to the job.
 //

@@ -16,6 +16,7 @@
 #include "evidence/job_directory.h"
 #include "evidence/journal_writer.h"
 #include "evidence/run_builder.h"
+#include "supervise/inherited_signals.h"
 #include "supervise/memory_sampler.h"
 #include "supervise/output_relay.h"
 #include "supervise/proc_connector.h"
@@ -35,6 +36,7 @@ class Supervision {
   Supervision(const SupervisorOptions& options, evidence::RunDirectory dir, evidence::JournalWriter journal,
               evidence::ConsoleLogWriter console)
       : options_(options),
+        inherited_(InheritedSignals::capture()),
         dir_(std::move(dir)),
         journal_(std::move(journal)),
         console_(std::move(console)),
@@ -47,9 +49,19 @@ class Supervision {
  private:
   void prepare_mechanisms();
   std::optional<SupervisorFailure> start_job();
+  std::optional<SupervisorFailure> open_event_sources(const sigset_t& signals);
+  std::optional<SupervisorFailure> start_relay(int source, int destination, evidence::ConsoleStream stream,
+                                               EventSource event, std::optional<OutputRelay>& relay);
+  void stop_relays();
+  void start_syncer();
+  void request_sync();
   void event_loop();
-  void add_to_epoll(int fd, EventSource source);
+  bool output_settled(double now) const;
+  void wait_for_job_without_loop();
+  void report_loss(const std::string& what);
+  bool add_to_epoll(int fd, EventSource source);
   void on_signals();
+  void forward(int signal, int si_code);
   void on_child_exits();
   void on_tick();
   void on_netlink();
@@ -59,9 +71,11 @@ class Supervision {
   void apply_scan();
   void take_sample();
   void finish();
-  bool relays_open() const;
 
   const SupervisorOptions& options_;
+  // The signal state ftdiag started with, for the job (spawn.h) and for the
+  // choice of signals to forward (signal_policy.h). Captured first.
+  InheritedSignals inherited_;
   evidence::RunDirectory dir_;
   evidence::JournalWriter journal_;
   evidence::ConsoleLogWriter console_;
@@ -88,6 +102,7 @@ class Supervision {
   std::optional<std::string> original_oom_score_adj_;
 
   pid_t job_pid_ = -1;
+  std::string lost_because_;  // why the event loop, then the plain wait, failed
   std::optional<evidence::ExitStatus> job_status_;
   double job_ended_at_ = 0;
   double last_death_sample_ = 0;

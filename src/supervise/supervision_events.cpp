@@ -8,9 +8,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -32,17 +35,18 @@ constexpr int kScanEveryTicksWithNetlink = 20;
 constexpr int kRelocateCgroupEveryTicks = 10;
 constexpr int kSyncEveryTicks = 10;
 constexpr double kMinSecondsBetweenDeathSamples = 0.1;
-// After the job ends, how long to wait for its output and its tree's deaths.
+// After the job's end, its last output is logged before the verdict: the
+// loop goes on until the relays have read their pipes to the end and written
+// it out, or no output came for kQuietSeconds (a daemon the job left holds the
+// output: its relay carries on without us), and never longer than
+// kDrainSeconds (such a daemon prints without pause, or a consumer is stuck).
 constexpr double kDrainSeconds = 1.0;
+constexpr double kQuietSeconds = 0.1;
+// How long typed keys may wait for room in the job's terminal before they
+// are dropped (a job that does not read its input); the loop never blocks longer.
+constexpr int kKeysWaitMs = 100;
 
 }  // namespace
-
-void Supervision::add_to_epoll(int fd, EventSource source) {
-  epoll_event event{};
-  event.events = EPOLLIN;
-  event.data.u64 = source;
-  ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &event);
-}
 
 void Supervision::record_seen(const std::optional<evidence::ProcessSeen>& seen) {
   if (seen) journal_.append(*seen);
@@ -52,7 +56,7 @@ void Supervision::record_death(const std::optional<evidence::ProcessDied>& died)
   if (!died) return;
   console_.flush();  // the last words before a death belong on disk with it
   journal_.append(*died);
-  syncer_->request();
+  request_sync();
   if (died->time - last_death_sample_ >= kMinSecondsBetweenDeathSamples) {
     last_death_sample_ = died->time;
     take_sample();  // catches the cgroup's oom_kill counter right after the kill
@@ -74,6 +78,15 @@ void Supervision::on_child_exits() {
   pid_t pid;
   while ((pid = ::waitpid(-1, &wait_status, WNOHANG)) > 0) {
     const double now = wall_clock_now();
+    bool was_relay = false;
+    for (auto* relay : {&out_relay_, &err_relay_}) {
+      if (*relay && (*relay)->relay_pid() == pid) {
+        (*relay)->relay_ended();
+        tracker_.forget_excluded(pid);
+        was_relay = true;
+      }
+    }
+    if (was_relay) continue;
     auto status = ExitStatus::from_wait_status(wait_status);
     if (pid == job_pid_) {
       job_status_ = status;
@@ -90,12 +103,17 @@ void Supervision::on_signals() {
     if (sig == SIGCHLD) {
       on_child_exits();
     } else if (sig == SIGWINCH) {
-      if (out_relay_ && pty_ && out_relay_->is_open()) copy_window_size(STDOUT_FILENO, out_relay_->source_fd());
-    } else if (!job_status_ && should_forward(sig, info.ssi_code, /*job_shares_our_terminal_group=*/!pty_)) {
-      ::kill(job_pid_, sig);
-      journal_.append(evidence::SupervisorNote{wall_clock_now(), fmt::format("forwarded {} to the job", evidence::signal_name(sig))});
+      if (pty_) copy_window_size(STDOUT_FILENO, pty_->master.get());
+    } else {
+      forward(sig, info.ssi_code);
     }
   }
+}
+
+void Supervision::forward(int sig, int si_code) {
+  if (job_status_ || !should_forward(sig, si_code, /*job_shares_our_terminal_group=*/!pty_)) return;
+  ::kill(job_pid_, sig);
+  journal_.append(evidence::SupervisorNote{wall_clock_now(), fmt::format("forwarded {} to the job", evidence::signal_name(sig))});
 }
 
 void Supervision::on_netlink() {
@@ -144,43 +162,101 @@ void Supervision::on_tick() {
   }
   take_sample();
   console_.flush();
-  if (ticks_ % kSyncEveryTicks == 0) syncer_->request();
+  if (ticks_ % kSyncEveryTicks == 0) request_sync();
 }
 
 void Supervision::on_stdin() {
   char buffer[4096];
   ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
-  if (n > 0 && out_relay_ && out_relay_->is_open()) {
-    write_fully(out_relay_->source_fd(), buffer, static_cast<std::size_t>(n));
+  if (n > 0 && pty_) {
+    const auto size = static_cast<std::size_t>(n);
+    const std::size_t written = write_to_terminal(pty_->master.get(), buffer, size, kKeysWaitMs);
+    if (written < size) {
+      journal_.append(evidence::SupervisorNote{
+          wall_clock_now(), fmt::format("the job's terminal input was full: {} typed byte(s) dropped", size - written)});
+    }
   } else if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
     ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, STDIN_FILENO, nullptr);
     relay_stdin_ = false;
   }
 }
 
-bool Supervision::relays_open() const {
-  return (out_relay_ && out_relay_->is_open()) || (err_relay_ && err_relay_->is_open());
+bool Supervision::output_settled(double now) const {
+  if (now >= job_ended_at_ + kDrainSeconds) return true;
+  for (const auto* relay : {&out_relay_, &err_relay_}) {
+    if (!*relay) continue;
+    if ((*relay)->is_open()) {
+      // Still held by a process of the job: wait while output keeps coming.
+      if (now - std::max(job_ended_at_, (*relay)->last_read_at()) < kQuietSeconds) return false;
+    } else if ((*relay)->relay_running()) {
+      return false;  // read to the end; writing the last of it out
+    }
+  }
+  return true;
+}
+
+void Supervision::start_syncer() {
+  // The only thread ftdiag starts, after every fork (fork_safety.h).
+  try {
+    syncer_ = std::make_unique<evidence::BackgroundSync>(std::vector{journal_.sync_target(), console_.sync_target()});
+    syncer_->request();
+  } catch (const std::system_error& e) {
+    // The records still reach the page cache at once, so they survive
+    // ftdiag's own death; only a node crash could cost the last of them.
+    journal_.append(evidence::SupervisorNote{
+        wall_clock_now(), fmt::format("the journal is not synced to disk: cannot start its sync thread: {}", e.what())});
+  }
+}
+
+void Supervision::request_sync() {
+  if (syncer_) syncer_->request();
+}
+
+void Supervision::report_loss(const std::string& what) {
+  lost_because_ = what;
+  std::fprintf(stderr, "ftdiag: %s; waiting for the job without watching its tree\n", what.c_str());
+  journal_.append_durable(evidence::SupervisorNote{wall_clock_now(), what + "; waiting for the job without watching its tree"});
+}
+
+void Supervision::wait_for_job_without_loop() {
+  // Signals are still blocked: take them synchronously, so the job's end is
+  // still mirrored and SIGTERM still reaches it.
+  const sigset_t signals = supervised_signals(inherited_);
+  while (!job_status_) {
+    on_child_exits();
+    if (job_status_) return;
+    siginfo_t info{};
+    const int sig = ::sigwaitinfo(&signals, &info);
+    if (sig > 0) {
+      if (sig != SIGCHLD && sig != SIGWINCH && sig != SIGPIPE) forward(sig, info.si_code);
+      continue;
+    }
+    if (errno == EINTR) continue;
+    lost_because_ += fmt::format("; sigwaitinfo: {}", std::strerror(errno));
+    int wait_status = 0;
+    pid_t got;
+    do {
+      got = ::waitpid(job_pid_, &wait_status, 0);
+    } while (got < 0 && errno == EINTR);
+    if (got != job_pid_) {
+      lost_because_ += fmt::format("; waitpid: {}", std::strerror(errno));
+      return;
+    }
+    job_status_ = ExitStatus::from_wait_status(wait_status);
+    job_ended_at_ = wall_clock_now();
+    record_death(tracker_.on_exit(job_pid_, *job_status_, "waitpid", job_ended_at_));
+  }
 }
 
 void Supervision::event_loop() {
-  epoll_ = UniqueFd(::epoll_create1(EPOLL_CLOEXEC));
-  add_to_epoll(signal_fd_.get(), kSignals);
-  add_to_epoll(timer_fd_.get(), kTimer);
-  if (netlink_) add_to_epoll(netlink_->fd(), kNetlink);
-  if (out_relay_) add_to_epoll(out_relay_->source_fd(), kRelayOut);
-  if (err_relay_) add_to_epoll(err_relay_->source_fd(), kRelayErr);
-  if (relay_stdin_) add_to_epoll(STDIN_FILENO, kStdin);
-  // A SIGCHLD that came before the signalfd existed is still pending and is
-  // read from it, so no exit is missed.
   epoll_event events[16];
-  while (true) {
-    if (job_status_) {
-      const double left = job_ended_at_ + kDrainSeconds - wall_clock_now();
-      if (!relays_open() || left <= 0) break;
-    }
-    int timeout_ms = job_status_ ? 50 : -1;
+  while (!job_status_ || !output_settled(wall_clock_now())) {
+    int timeout_ms = job_status_ ? 20 : -1;
     int count = ::epoll_wait(epoll_.get(), events, 16, timeout_ms);
-    if (count < 0 && errno != EINTR) break;
+    if (count < 0 && errno != EINTR) {
+      report_loss(fmt::format("the event loop failed (epoll_wait: {})", std::strerror(errno)));
+      return;
+    }
     for (int i = 0; i < count; ++i) {
       const double now = wall_clock_now();
       switch (events[i].data.u64) {

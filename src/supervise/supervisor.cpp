@@ -27,6 +27,10 @@ void Supervision::finish() {
   const double now = wall_clock_now();
   if (out_relay_) out_relay_->pump(console_, now);
   if (err_relay_) err_relay_->pump(console_, now);
+  // The relays go on for what a process of the job still writes (a daemon
+  // it left), without a copy for us (relay_process.h).
+  if (out_relay_) out_relay_->close();
+  if (err_relay_) err_relay_->close();
   if (netlink_) on_netlink();
   on_child_exits();
   apply_scan();
@@ -35,7 +39,7 @@ void Supervision::finish() {
     journal_.append(evidence::SupervisorNote{now, fmt::format("{} process(es) of the job tree still ran when the job ended: {}",
                                                               still.size(), fmt::join(still, ", "))});
   }
-  syncer_.reset();  // joins the worker after its last sync
+  syncer_.reset();  // joins the worker after its last sync (none when it could not start)
   console_.finish();
   journal_.append_durable(evidence::RunEnded{wall_clock_now(), *job_status_});
   if (raw_mode_) raw_mode_->restore();
@@ -43,12 +47,17 @@ void Supervision::finish() {
 }
 
 std::variant<SupervisedJob, SupervisorFailure> Supervision::run() {
-  sigset_t mask;
-  sigemptyset(&mask);
-  for (int sig : supervised_signals()) sigaddset(&mask, sig);
+  // Blocked while ftdiag is still single-threaded, so every later thread
+  // inherits the mask and only the signalfd takes these signals.
+  const sigset_t mask = supervised_signals(inherited_);
   ::sigprocmask(SIG_BLOCK, &mask, &old_mask_);
-  signal_fd_ = UniqueFd(::signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC));
-  timer_fd_ = UniqueFd(::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
+  if (inherited_.is_ignored(SIGCHLD)) {
+    // Ignored, SIGCHLD would make the kernel reap our children unseen; the
+    // job still gets it ignored, as inherited.
+    struct sigaction deflt {};
+    deflt.sa_handler = SIG_DFL;
+    ::sigaction(SIGCHLD, &deflt, nullptr);
+  }
 
   journal_.tee_into(&live_);
   console_.set_observer(&console_summary_);
@@ -63,7 +72,10 @@ std::variant<SupervisedJob, SupervisorFailure> Supervision::run() {
   started_.supervisor_pid = ::getpid();
   started_.sample_interval_s = options_.sample_interval_s;
 
-  if (auto failure = start_job()) {
+  auto failure = open_event_sources(mask);
+  if (!failure) failure = start_job();
+  if (failure) {
+    stop_relays();
     ::sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
     journal_.append(started_);
     journal_.append(evidence::SupervisorNote{wall_clock_now(), failure->message});
@@ -72,21 +84,20 @@ std::variant<SupervisedJob, SupervisorFailure> Supervision::run() {
   }
   started_.job_pid = job_pid_;
   started_.pseudo_terminal = pty_.has_value();
-  syncer_ = std::make_unique<evidence::BackgroundSync>(std::vector<int>{journal_.fd(), console_.fd()});
   journal_.append(started_);
-  syncer_->request();
+  start_syncer();
   record_seen(tracker_.adopt(job_pid_, "spawn", wall_clock_now(), options_.argv));
   sampler_.locate_cgroup_of(job_pid_);
   take_sample();
 
-  const double interval = options_.sample_interval_s;
-  itimerspec period{};
-  period.it_interval.tv_sec = static_cast<time_t>(interval);
-  period.it_interval.tv_nsec = static_cast<long>((interval - std::floor(interval)) * 1e9);
-  period.it_value = period.it_interval;
-  ::timerfd_settime(timer_fd_.get(), 0, &period, nullptr);
-
   event_loop();
+  if (!job_status_) wait_for_job_without_loop();
+  if (!job_status_) {
+    const std::string message = "ftdiag: lost the job: its end could not be waited for (" + lost_because_ + ")";
+    journal_.append_durable(evidence::SupervisorNote{wall_clock_now(), message});
+    if (raw_mode_) raw_mode_->restore();
+    return SupervisorFailure{kExitCannotSupervise, message, dir_.path()};
+  }
   finish();
   journal_.tee_into(nullptr);
   console_.set_observer(nullptr);
@@ -100,15 +111,17 @@ std::variant<SupervisedJob, SupervisorFailure> supervise(const SupervisorOptions
   const auto rank = rank_from_environment();
   const auto job_dir = options.job_dir.empty() ? evidence::default_job_directory(host, ::getpid()) : options.job_dir;
   auto dir = evidence::RunDirectory::create(job_dir, evidence::run_folder_name(host, rank, ::getpid()));
-  if (!dir) return SupervisorFailure{125, "ftdiag: cannot create the job directory: " + dir.missing().detail, {}};
+  if (!dir) return SupervisorFailure{kExitCannotSupervise, "ftdiag: cannot create the job directory: " + dir.missing().detail, {}};
   auto journal = dir->create_file(evidence::kJournalFileName);
   auto console = dir->create_file(evidence::kConsoleFileName);
   if (!journal || !console) {
     const auto& why = !journal ? journal.missing() : console.missing();
-    return SupervisorFailure{125, "ftdiag: cannot create the journal: " + why.detail, dir->path()};
+    return SupervisorFailure{kExitCannotSupervise, "ftdiag: cannot create the journal: " + why.detail, dir->path()};
   }
-  Supervision supervision(options, std::move(dir).value(), evidence::JournalWriter(std::move(journal).value()),
-                          evidence::ConsoleLogWriter(std::move(console).value()));
+  // A full disk must never disturb the job: the writers record it and say it once, here.
+  auto failures = std::make_shared<evidence::WriteFailures>(dir->fd(), [](std::string_view m) { fmt::print(stderr, "ftdiag: {}\n", m); });
+  Supervision supervision(options, std::move(dir).value(), evidence::JournalWriter(std::move(journal).value(), failures),
+                          evidence::ConsoleLogWriter(std::move(console).value(), failures));
   return supervision.run();
 }
 

@@ -33,9 +33,15 @@ struct SupervisedJob {
   evidence::RunEvidence run;  // what the journal holds, folded as it was written
 };
 
-// Why the job could not be supervised at all. `exit_code` follows the
-// conventions of env(1) and shells: 125 ftdiag's own failure (no job
-// directory), 126 found but not executable, 127 not found.
+// ftdiag's own exit codes when the job could not be supervised, after the
+// conventions of env(1) and shells (cli/exit_codes.h names the same values).
+inline constexpr int kExitCannotSupervise = 125;  // ftdiag's own failure: job directory, pipes, event loop, fork
+inline constexpr int kExitCannotExecute = 126;    // the command was found but could not be executed
+inline constexpr int kExitNotFound = 127;         // the command was not found
+
+// Why the job could not be supervised at all, or stopped being supervisable:
+// `message` names what failed and why (the system call and its errno), and
+// `exit_code` is one of the above.
 struct SupervisorFailure {
   int exit_code;
   std::string message;

@@ -1,8 +1,10 @@
 #include "supervise/terminal.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <pty.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #include <cerrno>
 
@@ -26,6 +28,22 @@ Fact<PseudoTerminal> open_pseudo_terminal(int like_fd) {
   ::fcntl(master, F_SETFD, FD_CLOEXEC);
   ::fcntl(slave, F_SETFD, FD_CLOEXEC);
   return PseudoTerminal{std::move(master_fd), std::move(slave_fd)};
+}
+
+std::size_t write_to_terminal(int master, const char* bytes, std::size_t size, int wait_ms) {
+  std::size_t done = 0;
+  while (done < size) {
+    ssize_t n = ::write(master, bytes + done, size - done);
+    if (n > 0) {
+      done += static_cast<std::size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    pollfd room{master, POLLOUT, 0};
+    if (n < 0 && errno == EAGAIN && ::poll(&room, 1, wait_ms) > 0) continue;
+    break;  // no room in time, or the job's side is gone
+  }
+  return done;
 }
 
 void copy_window_size(int from, int to) {

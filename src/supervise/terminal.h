@@ -4,6 +4,7 @@
 
 #include <termios.h>
 
+#include <cstddef>
 #include <optional>
 
 #include "base/fact.h"
@@ -21,6 +22,11 @@ Fact<PseudoTerminal> open_pseudo_terminal(int like_fd);
 
 // Copies the window size of terminal `from` to terminal `to` (on SIGWINCH).
 void copy_window_size(int from, int to);
+
+// Writes typed keys to a non-blocking pty master, waiting for room at most
+// `wait_ms` at a time (a job that does not read its input must not stall the
+// event loop). Returns how many bytes went in.
+std::size_t write_to_terminal(int master, const char* bytes, std::size_t size, int wait_ms);
 
 // Puts a terminal in raw mode for as long as it lives, so that keys (Ctrl-C
 // included) reach the job's pty unchanged and its line discipline, not ours,

@@ -47,4 +47,19 @@ TEST_CASE("command line: no command, or an unknown option of ftdiag's, is a usag
   CHECK_MESSAGE(bad_interval.exited_with(2), bad_interval.describe());
 }
 
+// Guards against "nan" slipping through the range check (every comparison
+// with NaN is false) into the run record and the sampler's timer.
+TEST_CASE("command line: an --interval that is not a finite number is a usage error, before any job runs") {
+  TempDir tmp;
+  for (const char* interval : {"nan", "NaN", "-nan", "inf", "-inf", "1e999", "abc", ""}) {
+    CAPTURE(interval);
+    auto outcome = run(Launch{{ftdiag_binary().string(), "run", "--job-dir", (tmp / "job").string(), "--interval",
+                               interval, "--", "/bin/sh", "-c", "echo ran"}});
+    CHECK_MESSAGE(outcome.exited_with(2), outcome.describe());
+    CHECK(outcome.err.find("--interval") != std::string::npos);
+    CHECK(outcome.out.empty());
+  }
+  CHECK_FALSE(fs::exists(tmp / "job"));
+}
+
 }  // namespace ftdiag::itest

@@ -1,5 +1,6 @@
 // The job's standard streams go through ftdiag unchanged: bytes in, bytes
-// out, and a terminal stays a terminal.
+// out, and a terminal stays a terminal; a consumer that stops reading blocks
+// the job, never ftdiag; and the output does not depend on ftdiag being alive.
 #include <fcntl.h>
 #include <pty.h>
 #include <signal.h>
@@ -8,6 +9,8 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include <doctest/doctest.h>
@@ -73,6 +76,57 @@ bool wait_for_raw_mode(int master) {
   });
   ::close(slave);
   return raw;
+}
+
+// The state letter of /proc/PID/stat ('Z' for a process that ended and
+// was not reaped yet), or 0 when it cannot be read.
+char process_state(int pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  auto paren = text.rfind(')');
+  return paren == std::string::npos || paren + 2 >= text.size() ? 0 : text[paren + 2];
+}
+
+// Whether a process other than `pid` is left in `pid`'s process group (the
+// harness gives each ftdiag its own): once none is, the relays wrote everything.
+bool others_in_group_of(int pid) {
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos || std::stoi(name) == pid) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    auto paren = text.rfind(')');
+    if (paren == std::string::npos) continue;
+    std::istringstream fields(text.substr(paren + 2));
+    std::string state;
+    int ppid = 0, pgrp = 0;
+    fields >> state >> ppid >> pgrp;
+    if (pgrp == pid && state != "Z") return true;
+  }
+  return false;
+}
+
+int count_records(const fs::path& run_dir, std::string_view type) {
+  int count = 0;
+  for (auto& record : read_journal(run_dir)) count += record.value("type", "") == type;
+  return count;
+}
+
+json* find_death(std::vector<json>& journal, int pid) {
+  for (auto& record : journal) {
+    if (record.value("type", "") == "death" && record.value("pid", 0) == pid) return &record;
+  }
+  return nullptr;
+}
+
+fs::path only_run_folder(const fs::path& job_dir) {
+  fs::path folder;
+  wait_until([&] {
+    auto folders = run_folders(job_dir);
+    if (folders.size() == 1) folder = folders[0];
+    return !folder.empty();
+  });
+  return folder;
 }
 
 }  // namespace
@@ -180,6 +234,94 @@ TEST_CASE("passthrough: in terminal mode a death by signal is mirrored and typed
     REQUIRE(status);
     CHECK_MESSAGE((WIFEXITED(*status) && WEXITSTATUS(*status) == 0), describe_status(status));
   }
+}
+
+
+// Guards against the event loop writing to a stuck consumer: it used to poll
+// forever inside its write, so samples, reaping and signal forwarding stopped
+// until the consumer read again.
+TEST_CASE("passthrough: a stdout nobody reads blocks the job, not ftdiag: samples and deaths go on, then every byte arrives") {
+  constexpr std::size_t kSize = 8 << 20;  // far more than every pipe on the way holds
+  TempDir tmp;
+  Fifo release(tmp / "release");
+  const fs::path child_pid_file = tmp / "child.pid";
+  // A child that waits for the FIFO, then exits 3; meanwhile known bytes flood stdout and stderr.
+  const std::string script = "\"$1\" await \"$2\" exit 3 >/dev/null & echo $! > \"$3\"; \"$1\" binary " +
+                             std::to_string(kSize) + "; wait $!; exit 0";
+  Process ftdiag(Launch{ftdiag_run(tmp / "job", {"/bin/sh", "-c", script, "sh", crasher("die").string(),
+                                                   release.path().string(), child_pid_file.string()})});
+  // Nothing reads ftdiag's stdout or stderr from here until finish().
+  const fs::path run_dir = only_run_folder(tmp / "job");
+  REQUIRE_MESSAGE(!run_dir.empty(), "no run folder");
+  int child = -1;
+  REQUIRE(wait_until([&] { return (child = pid_after(read_text(child_pid_file), "")) > 0; }));
+  const int samples_before = count_records(run_dir, "sample");
+  CHECK_MESSAGE(wait_until([&] { return count_records(run_dir, "sample") >= samples_before + 10; }, 10),
+                "samples stopped while stdout was stuck: ", count_records(run_dir, "sample") - samples_before, " new");
+
+  REQUIRE(release.write_line("go"));
+  std::vector<json> journal;
+  CHECK_MESSAGE(wait_until([&] { return journal = read_journal(run_dir), find_death(journal, child) != nullptr; }, 10),
+                "the child's death was not recorded while stdout was stuck");
+  if (json* death = find_death(journal, child)) CHECK((*death)["status"]["exit_code"] == 3);
+
+  auto status = ftdiag.finish();
+  REQUIRE(status);
+  CHECK_MESSAGE((WIFEXITED(*status) && WEXITSTATUS(*status) == 0), describe_status(status), " ", ftdiag.err().substr(0, 300));
+  const std::string want_out = pattern(kSize, 0x9e3779b9u);
+  CHECK_MESSAGE(ftdiag.out() == want_out, "stdout: ", first_difference(ftdiag.out(), want_out));
+}
+
+// Guards against ftdiag holding the only read end of the job's output: when
+// it ended, a process the job left behind died of SIGPIPE at its next print,
+// and ftdiag waited a second for it before its verdict.
+TEST_CASE("passthrough: a daemon the job leaves keeps printing after ftdiag ended at once") {
+  TempDir tmp;
+  Fifo release(tmp / "release");
+  const fs::path marker = tmp / "daemon-done";
+  const std::string script = "(read line < \"$1\"; echo daemon-still-here; touch \"$2\") & echo job-done";
+  Process ftdiag(Launch{ftdiag_run(tmp / "job", {"/bin/sh", "-c", script, "sh", release.path().string(), marker.string()})});
+  // Not read through the harness until the end: reaping ftdiag would end its process group.
+  REQUIRE_MESSAGE(wait_until([&] { return process_state(ftdiag.pid()) == 'Z'; }), "ftdiag did not end with its job");
+
+  const fs::path run_dir = only_run_folder(tmp / "job");
+  auto journal = read_journal(run_dir);
+  double job_died = 0, run_ended = 0;
+  for (auto& record : journal) {
+    if (record.value("type", "") == "death" && job_died == 0) job_died = record.value("time", 0.0);
+    if (record.value("type", "") == "end") run_ended = record.value("time", 0.0);
+  }
+  REQUIRE((job_died > 0 && run_ended > 0));
+  CHECK_MESSAGE(run_ended - job_died < 0.5, "the record ended ", run_ended - job_died, " s after the job");
+
+  REQUIRE(release.write_line("go"));
+  CHECK_MESSAGE(wait_until([&] { return fs::exists(marker); }, 10), "the daemon died at its print after ftdiag ended");
+  // Reaping ftdiag ends its process group: first let the relays finish.
+  CHECK(wait_until([&] { return !others_in_group_of(ftdiag.pid()); }, 10));
+  auto status = ftdiag.finish();
+  REQUIRE(status);
+  CHECK_MESSAGE((WIFEXITED(*status) && WEXITSTATUS(*status) == 0), describe_status(status));
+  CHECK(ftdiag.out() == "job-done\ndaemon-still-here\n");
+}
+
+// Guards against the job dying of SIGPIPE at its next print once ftdiag
+// itself was SIGKILLed.
+TEST_CASE("passthrough: a job outlives a SIGKILLed ftdiag and its output still arrives") {
+  TempDir tmp;
+  Fifo release(tmp / "release");
+  const fs::path marker = tmp / "job-done";
+  const std::string script = "echo started; read line < \"$1\"; echo after-ftdiag; touch \"$2\"";
+  Process ftdiag(Launch{ftdiag_run(tmp / "job", {"/bin/sh", "-c", script, "sh", release.path().string(), marker.string()})});
+  REQUIRE(ftdiag.wait_for_line("started"));
+  ::kill(ftdiag.pid(), SIGKILL);
+  REQUIRE(wait_until([&] { return process_state(ftdiag.pid()) == 'Z'; }));
+  REQUIRE(release.write_line("go"));
+  CHECK_MESSAGE(wait_until([&] { return fs::exists(marker); }, 10), "the job died at its print after ftdiag's death");
+  CHECK(wait_until([&] { return !others_in_group_of(ftdiag.pid()); }, 10));
+  auto status = ftdiag.finish();
+  REQUIRE(status);
+  CHECK(WIFSIGNALED(*status));
+  CHECK(ftdiag.out() == "started\nafter-ftdiag\n");
 }
 
 }  // namespace ftdiag::itest

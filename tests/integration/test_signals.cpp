@@ -3,6 +3,9 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <fstream>
+#include <sstream>
+
 #include <doctest/doctest.h>
 
 #include "integration/harness.h"
@@ -13,6 +16,15 @@ namespace {
 bool has_note(json& run, std::string_view text) {
   for (auto& note : run["notes"]) {
     if (note["what"].get<std::string>().find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Whether `signal` is in the SigIgn mask of /proc/PID/status.
+bool ignores(int pid, int signal) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("SigIgn:", 0) == 0) return (std::stoull(line.substr(7), nullptr, 16) >> (signal - 1)) & 1;
   }
   return false;
 }
@@ -75,6 +87,40 @@ TEST_CASE("signals: SIGTERM to ftdiag kills a job without a handler; ftdiag reco
   auto& run = only_run(analysis.document);
   CHECK(run["complete"] == true);
   CHECK(run["job_status"]["signal"] == SIGTERM);
+}
+
+}  // namespace ftdiag::itest
+
+namespace ftdiag::itest {
+
+// Guards against the child resetting inherited SIG_IGN dispositions and
+// ftdiag forwarding a signal it was told to ignore: `nohup ftdiag run -- job`
+// plus a hangup killed the job, while `nohup job` survives.
+TEST_CASE("signals: under nohup, SIGHUP stays ignored for the job and is not forwarded") {
+  TempDir tmp;
+  Fifo never(tmp / "never");
+  auto argv = ftdiag_run(tmp / "job", crasher_argv("die", {"await", never.path().string(), "exit", "0"}));
+  argv.insert(argv.begin(), "/usr/bin/nohup");
+  Process ftdiag(Launch{argv});
+  auto line = ftdiag.wait_for_line("waiting pid=");
+  REQUIRE_MESSAGE(line, "no waiting line; stderr: ", ftdiag.err());
+  const int job = pid_after(*line, "pid=");
+  REQUIRE(job > 0);
+  CHECK_MESSAGE(ignores(job, SIGHUP), "the job does not ignore SIGHUP");
+  CHECK_FALSE(ignores(job, SIGTERM));
+  ::kill(job, SIGHUP);  // a hangup of the whole session reaches the job too
+  ftdiag.send(SIGHUP);
+  // Forwarded, and fatal to the job: its death says which signal got there.
+  ftdiag.send(SIGTERM);
+  auto status = ftdiag.finish();
+  REQUIRE(status);
+  CHECK_MESSAGE((WIFSIGNALED(*status) && WTERMSIG(*status) == SIGTERM), describe_status(status));
+
+  auto analysis = analyze(tmp / "job");
+  auto& run = only_run(analysis.document);
+  CHECK(run["job_status"]["signal"] == SIGTERM);
+  CHECK_FALSE(has_note(run, "forwarded SIGHUP"));
+  CHECK(has_note(run, "forwarded SIGTERM"));
 }
 
 }  // namespace ftdiag::itest

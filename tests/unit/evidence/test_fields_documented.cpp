@@ -37,6 +37,7 @@ TEST_CASE("docs/evidence.md describes every key of the journal and the evidence 
   check_documented<ProcessDied>(doc, "death record");
   check_documented<MemorySample>(doc, "sample record");
   check_documented<SupervisorNote>(doc, "note record");
+  check_documented<WriteFailure>(doc, "write failure");
   check_documented<RunEnded>(doc, "end record");
   check_documented<ProcessMemory>(doc, "process memory");
   check_documented<NodeMemory>(doc, "node memory");

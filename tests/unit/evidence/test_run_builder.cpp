@@ -155,3 +155,46 @@ TEST_CASE("long-lived processes that exited normally are kept: they are ranks an
   CHECK(run.processes[1].pid == 11);
   CHECK(run.process_summary.empty());
 }
+
+// A cgroup reused from an earlier job still shows that job's peak until it is
+// reset: the kernel's figure counts only when the reading says it was.
+TEST_CASE("the cgroup peak is the kernel's only when it was reset for this job, else the sampled usage") {
+  auto run_with_kernel_peak = [](Fact<bool> reset) {
+    RunBuilder builder;
+    builder.add(RunStarted{});
+    auto s = sample_at(1, 100, 80, 900);
+    CgroupMemory c = s.cgroup.value();
+    c.peak = Bytes{500};  // the earlier job's, at the limit
+    c.peak_reset = reset;
+    s.cgroup = c;
+    builder.add(s);
+    builder.add(sample_at(2, 120, 80, 900));
+    return std::move(builder).finish("x");
+  };
+  CHECK(run_with_kernel_peak(Missing{MissingReason::not_present, "pid 812 (bash) shares the cgroup"}).memory.cgroup_peak.value() == 120);
+  CHECK(run_with_kernel_peak(Missing{MissingReason::not_present, "the peak was not reset"}).memory.cgroup_peak.value() == 120);
+  CHECK(run_with_kernel_peak(true).memory.cgroup_peak.value() == 500);
+}
+
+TEST_CASE("a note of a failed write is kept past the cap on notes, once, and explains a missing end") {
+  RunBuilder builder;
+  RunStarted start;
+  start.job_pid = 10;
+  builder.add(start);
+  for (std::size_t i = 0; i < kMaxNotes + 5; ++i) builder.add(SupervisorNote{1, "forwarded SIGTERM to the job"});
+  const WriteFailure full{2.5, "console.log", "write", 28, "No space left on device"};
+  builder.add(SupervisorNote{3, "the record is incomplete", full});
+  builder.add(SupervisorNote{4, "the record is incomplete", WriteFailure{4, "journal.jsonl", "write", 28, "x"}});
+  CHECK(builder.has_write_failure());
+  RunEvidence run = std::move(builder).finish("x");
+  int failures = 0;
+  for (const auto& note : run.notes) {
+    if (note.write_failure) {
+      ++failures;
+      CHECK(*note.write_failure == full);
+    }
+  }
+  CHECK(failures == 1);
+  REQUIRE_FALSE(run.job_status);
+  CHECK(run.job_status.missing().detail.find("writing it failed") != std::string::npos);
+}

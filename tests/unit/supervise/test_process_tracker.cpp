@@ -41,3 +41,17 @@ TEST_CASE("process tracker: events of processes outside the tree change nothing"
   CHECK_FALSE(tracker.may_concern(300));
   CHECK(tracker.live_pids().empty());
 }
+
+// ftdiag's output relays descend from it like the job: they must never be
+// recorded as the job's processes.
+TEST_CASE("process tracker: an excluded process of ftdiag's own is neither seen nor recorded dead") {
+  ProcessTracker tracker(fixture_roots("process-tree"), 200);
+  tracker.exclude(201);
+  CHECK_FALSE(tracker.on_fork(200, 201, 1.0));
+  auto scanned = tracker.scan(1.0);
+  for (const auto& seen : scanned.seen) CHECK(seen.pid != 201);
+  CHECK_FALSE(tracker.is_live(201));
+  CHECK_FALSE(tracker.on_exit(201, Fact<ExitStatus>(ExitStatus::from_wait_status(0)), "subreaper", 2.0));
+  tracker.forget_excluded(201);
+  CHECK(tracker.on_exit(201, Fact<ExitStatus>(ExitStatus::from_wait_status(0)), "subreaper", 3.0));
+}

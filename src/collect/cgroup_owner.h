@@ -1,0 +1,29 @@
+// Whether a memory cgroup is the watched job's alone: the condition for
+// resetting a counter that every reader of the cgroup sees (cgroup v1's
+// max_usage_in_bytes).
+#pragma once
+
+#include <filesystem>
+#include <string_view>
+#include <vector>
+
+#include "base/fact.h"
+#include "collect/system_roots.h"
+
+namespace ftdiag::collect {
+
+// The pids of a cgroup.procs file: one decimal number per line. Pure.
+// Missing(unparseable) for a line that is not one.
+Fact<std::vector<int>> parse_cgroup_procs(std::string_view text);
+
+// True when every process in `cgroup_dir` and in the cgroups below it is
+// `root_pid` or descends from it (its parent chain in roots' /proc reaches
+// root_pid): nothing else is charged to the cgroup, so its counters are the
+// tree's to reset. Missing with the first foreign process ("pid 812 (bash)
+// shares the cgroup") or the read that failed. Reads at most kMaxCgroups
+// cgroup.procs files.
+Fact<bool> cgroup_holds_only_tree_of(const SystemRoots& roots, const std::filesystem::path& cgroup_dir, int root_pid);
+
+inline constexpr std::size_t kMaxCgroups = 256;
+
+}  // namespace ftdiag::collect
