@@ -1,0 +1,68 @@
+// Verdicts on real PyTorch jobs (Debian's python3-torch, CPU): ranks over
+// gloo started by torch.multiprocessing, AdamW, torch.save, each in a real
+// memory cgroup like a container or a Slurm step.
+#include <signal.h>
+
+#include <string>
+
+#include <doctest/doctest.h>
+
+#include "skip.h"
+#include "integration/cgroup_sandbox.h"
+#include "integration/harness.h"
+
+namespace ftdiag::itest {
+namespace {
+
+constexpr const char* kPython = "/usr/bin/python3";
+
+bool torch_available() { return run(Launch{{kPython, "-c", "import torch"}}, 60).exited_with(0); }
+
+std::unique_ptr<MemoryCgroupSandbox> memory_cgroup(std::uint64_t limit, std::string& why_not) {
+  auto v2 = MemoryCgroupSandbox::create_v2(limit);
+  if (auto* made = std::get_if<std::unique_ptr<MemoryCgroupSandbox>>(&v2)) return std::move(*made);
+  auto v1 = MemoryCgroupSandbox::create_v1(limit);
+  if (auto* made = std::get_if<std::unique_ptr<MemoryCgroupSandbox>>(&v1)) return std::move(*made);
+  why_not = "no memory cgroup can be created here: " + std::get<std::string>(v1) + "; " + std::get<std::string>(v2);
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("real torch: a ZeRO-2-like save gathering full CPU copies on every rank is host-oom-checkpoint-save") {
+  if (!torch_available()) FTDIAG_SKIP("python3-torch is not installed (scripts/install-deps.sh installs it)");
+  std::string why_not;
+  // Training takes about 1.0-1.1 GiB in this cgroup, the first save 0.4 GiB
+  // more; ftdiag is in the cgroup too, and sanitized it needs ~100 MiB more.
+#ifdef FTDIAG_SANITIZED
+  constexpr std::uint64_t kLimit = (1250ull + 128) << 20;
+#else
+  constexpr std::uint64_t kLimit = 1250ull << 20;
+#endif
+  auto cgroup = memory_cgroup(kLimit, why_not);
+  if (!cgroup) FTDIAG_SKIP(why_not);
+  TempDir tmp;
+  const std::string train = std::string(FTDIAG_SOURCE_DIR) + "/examples/torch-checkpoint-oom/train.py";
+  Launch launch{ftdiag_run(tmp / "job", {kPython, train, "--steps", "8", "--save-every", "4", "--out", (tmp / "out").string()})};
+  launch.cgroup_procs = cgroup->procs_file();
+  auto outcome = run(launch, 120);
+  REQUIRE_MESSAGE(outcome.exited_with(1), outcome.describe());  // torch.multiprocessing's spawn failed
+
+  auto analysis = analyze(tmp / "job");
+  REQUIRE_MESSAGE(analysis.outcome.exited_with(0), analysis.outcome.describe());
+  auto& verdict = analysis.report["verdict"];
+  INFO("verdict: ", verdict.dump(), "\nfindings: ", analysis.report["findings"].dump());
+  CHECK(verdict["cause"] == "host-oom-checkpoint-save");
+  CHECK(verdict["scope"] == "cgroup");
+  CHECK(verdict["confidence"].get<double>() >= 0.9);
+  CHECK(verdict["summary"].get<std::string>().find("Saving model checkpoint to") != std::string::npos);
+  // The first death is a rank killed by SIGKILL.
+  auto& run_json = only_run(analysis.document);
+  bool rank_killed = false;
+  for (auto& p : run_json["processes"]) {
+    if (p["death"].is_object() && p["death"]["status"]["signal"] == SIGKILL) rank_killed = true;
+  }
+  CHECK(rank_killed);
+}
+
+}  // namespace ftdiag::itest
