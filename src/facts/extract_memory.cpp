@@ -1,6 +1,10 @@
 // Facts about memory: the cgroup's limit and peak, the node's RAM, /dev/shm,
 // and the shape of the job's memory curve before the incident.
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -104,17 +108,95 @@ void extract_node(const RunEvidence& run, const std::string& at, std::optional<d
   if (m.job_rss_peak) facts.set("memory.job_rss_peak_bytes", as_int(m.job_rss_peak.value()), at + "/memory/job_rss_peak_bytes");
 }
 
+using Curve = std::vector<std::pair<double, double>>;  // time, bytes
+
+// Samples in a row whose spread is within kLevelSpread of their highest:
+// memory that stands still after start-up (imports, building the model,
+// loading data) has levelled off.
+constexpr std::size_t kLevelSamples = 5;
+constexpr double kLevelSpread = 0.03;
+
+struct StartupEnd {
+  double time = 0;
+  std::string by;  // "training-phase", "memory-levelled", or "" when not found
+};
+
+// The first sample, at or after `from`, of the first stretch where memory
+// stands still, looked for in the first half of what follows `from` (later,
+// a slow leak can look still over a few samples).
+std::optional<double> first_level_after(const Curve& curve, double from) {
+  const auto begin = static_cast<std::size_t>(
+      std::find_if(curve.begin(), curve.end(), [&](const auto& point) { return point.first >= from; }) - curve.begin());
+  const std::size_t half = begin + (curve.size() - begin) / 2;
+  for (std::size_t i = begin; i + kLevelSamples <= curve.size() && i < half; ++i) {
+    double low = curve[i].second, high = curve[i].second;
+    for (std::size_t k = i; k < i + kLevelSamples; ++k) {
+      low = std::min(low, curve[k].second);
+      high = std::max(high, curve[k].second);
+    }
+    if (high > 0 && (high - low) / high <= kLevelSpread) return curve[i].first;
+  }
+  return std::nullopt;
+}
+
+// Where start-up ends, so that importing torch and building the model do
+// not count as growth: where memory first stands still after the first
+// console line of the training phase (the optimizer's state appears at the
+// first step), else that line itself (a leak from the first step); without
+// a training line, where memory first stands still; else nowhere (the whole
+// curve is measured).
+StartupEnd startup_end(const RunEvidence& run, const Curve& curve) {
+  for (const auto& stretch : run.console.phases) {
+    if (stretch.phase != "training") continue;
+    return {first_level_after(curve, stretch.first_time).value_or(stretch.first_time), "training-phase"};
+  }
+  if (auto level = first_level_after(curve, curve.empty() ? 0 : curve.front().first)) return {*level, "memory-levelled"};
+  return {};
+}
+
+// How the curve looks from the end of start-up to its peak, in words a user
+// recognises: memory standing still; standing still, then a jump at the end
+// (a save, a load, one huge batch); climbing most of the way (a leak, a
+// growing cache); or climbing and falling back repeatedly.
+std::string shape_of(const Curve& curve, double growth, double rise_span_ratio) {
+  const double peak = std::max_element(curve.begin(), curve.end(), [](auto& a, auto& b) { return a.second < b.second; })->second;
+  std::size_t big_drops = 0;
+  for (std::size_t i = 1; i < curve.size(); ++i) big_drops += curve[i - 1].second - curve[i].second > 0.1 * peak;
+  if (big_drops >= 3) return "sawtooth";
+  if (growth < 1.1) return "flat";
+  if (rise_span_ratio <= 0.25) return "flat-then-jump";
+  if (rise_span_ratio >= 0.5) return "steady-climb";
+  return "irregular";
+}
+
 // The job's memory curve: the cgroup's usage when a limit binds it, else the
-// job's total RSS.
+// job's total RSS; measured from the end of start-up.
 void extract_curve(const RunEvidence& run, const std::string& at, double end_time, FactSet& facts) {
   const bool use_cgroup = limit_of(run).has_value();
-  std::vector<std::pair<double, double>> curve;
+  Curve whole;
   for (const auto& p : run.timeline) {
     if (p.time > end_time) break;
     const auto& value = use_cgroup ? p.cgroup_usage : p.job_rss;
-    if (value) curve.emplace_back(p.time, static_cast<double>(value.value()));
+    if (value) whole.emplace_back(p.time, static_cast<double>(value.value()));
   }
-  facts.set("memory.samples", static_cast<std::int64_t>(curve.size()), at + "/timeline");
+  facts.set("memory.samples", static_cast<std::int64_t>(whole.size()), at + "/timeline");
+  const StartupEnd startup = startup_end(run, whole);
+  Curve curve;
+  for (const auto& point : whole) {
+    if (point.first >= startup.time) curve.push_back(point);
+  }
+  const bool after_startup = !startup.by.empty() && curve.size() >= 2;
+  if (!after_startup) curve = whole;  // start-up not found, or not over before the incident
+  if (after_startup) {
+    facts.set("memory.startup_end", startup.time - run.started.time,
+              at + (startup.by == "training-phase" ? "/console/phases" : "/timeline"));
+    facts.set("memory.startup_end_by", startup.by, at + (startup.by == "training-phase" ? "/console/phases" : "/timeline"));
+  } else {
+    const Missing why{MissingReason::not_present, startup.by.empty() ? "no training line and memory never stood still: the whole curve is measured"
+                                                                     : "start-up was not over before the incident: the whole curve is measured"};
+    facts.set_missing("memory.startup_end", why);
+    facts.set_missing("memory.startup_end_by", why);
+  }
   if (curve.size() < 2) return;
   std::size_t rises = 0, changes = 0;
   for (std::size_t i = 1; i < curve.size(); ++i) {
@@ -141,8 +223,11 @@ void extract_curve(const RunEvidence& run, const std::string& at, double end_tim
   }
   const double span = peak->first - rise_start;
   facts.set("memory.rise_span", span, at + "/timeline");
-  const double lifetime = end_time - run.started.time;
-  if (lifetime > 0) facts.set("memory.rise_span_ratio", std::min(1.0, span / lifetime), at + "/timeline");
+  facts.set("memory.rise_start", rise_start - run.started.time, at + "/timeline");
+  const double measured = end_time - (after_startup ? startup.time : run.started.time);
+  const double ratio = measured > 0 ? std::min(1.0, span / measured) : 0.0;
+  if (measured > 0) facts.set("memory.rise_span_ratio", ratio, at + "/timeline");
+  if (base > 0) facts.set("memory.shape", shape_of(curve, peak->second / base, ratio), at + "/timeline");
 }
 
 }  // namespace

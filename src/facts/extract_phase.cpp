@@ -37,6 +37,12 @@ void extract_phase_at(const evidence::RunEvidence& run, const std::string& at, d
   facts.set("phase.at_death", current->phase, pointer + "/phase");
   facts.set("phase.at_death_line", current->first_line, pointer + "/first_line");
   facts.set("phase.at_death_age", std::max(0.0, time - current->first_time), pointer + "/first_time");
+  // Did memory jump because of this phase, or was it climbing before?
+  const auto& rise_start = facts.get("memory.rise_start").value;
+  if (rise_start && std::holds_alternative<double>(rise_start.value())) {
+    const double began = run.started.time + std::get<double>(rise_start.value());
+    facts.set("memory.rise_began_in_phase", began >= current->first_time - kClockSlack, pointer + "/first_time");
+  }
 }
 
 // The exception a Python traceback ended with: the first line after the

@@ -63,10 +63,15 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     // The job's memory over time (the cgroup's usage when it has a limit, else the job's RSS).
     {"memory.job_rss_peak_bytes", integer, bytes, "highest sum of RSS over the job's processes"},
     {"memory.samples", integer, count, "memory samples before the incident"},
-    {"memory.growth_factor", number, none, "memory at its peak before the incident / memory at the start of the run (median of the first tenth of the samples)"},
+    {"memory.startup_end", number, seconds, "time from the start of the run to the end of start-up (imports, building the model), from which the curve is measured"},
+    {"memory.startup_end_by", string, none, "how the end of start-up was found: training-phase (the first training line) or memory-levelled (memory first stood still)"},
+    {"memory.growth_factor", number, none, "memory at its peak before the incident / memory after start-up (median of the first tenth of the samples measured)"},
     {"memory.rising_fraction", number, ratio, "share of sample-to-sample changes before the incident that were increases"},
-    {"memory.rise_span", number, seconds, "time from when memory last stood near its starting level (within a tenth of the climb) to its peak before the incident"},
-    {"memory.rise_span_ratio", number, ratio, "memory.rise_span / time from start to the incident"},
+    {"memory.rise_span", number, seconds, "time from when memory last stood near its level after start-up (within a tenth of the climb) to its peak before the incident"},
+    {"memory.rise_start", number, seconds, "time from the start of the run to where that climb began"},
+    {"memory.rise_span_ratio", number, ratio, "memory.rise_span / time from the end of start-up to the incident"},
+    {"memory.shape", string, none, "the curve after start-up: flat, flat-then-jump, steady-climb, sawtooth or irregular"},
+    {"memory.rise_began_in_phase", boolean, none, "the climb to the peak began after the phase at death (a save, a load) began"},
 
     // /dev/shm.
     {"shm.total_bytes", integer, bytes, "size of /dev/shm"},

@@ -97,3 +97,50 @@ TEST_CASE("memory curve: a flat curve has no changes to count") {
   CHECK(value_of<double>(facts, "memory.growth_factor") == doctest::Approx(1.0));
   CHECK(value_of<double>(facts, "memory.rise_span") == doctest::Approx(0));
 }
+
+// Start-up is not growth: importing the framework and building the model
+// climb for 20 s, training stands still, then a save jumps in the last 3 s.
+// Before start-up was cut off, this read as growth over most of the run.
+TEST_CASE("memory curve: a climb during start-up, then flat training, then a save is a flat-then-jump") {
+  auto startup_then_save = [](int i) -> Bytes {
+    if (i <= 20) return static_cast<Bytes>(300 * i);          // imports, model
+    if (i <= 97) return static_cast<Bytes>(6000 + (i % 2) * 30);  // training, steady
+    return static_cast<Bytes>(6000 + (i - 97) * 1300);        // the save
+  };
+  auto run = run_with_curve(startup_then_save);
+  run.console.phases = {stretch("training", 21.2, "{'loss': 2.3}"), stretch("checkpoint-save", 97.5, "Saving model checkpoint")};
+  const FactSet facts = extract_facts(document_of({run}));
+  CHECK(value_of<std::string>(facts, "memory.startup_end_by") == "training-phase");
+  CHECK(value_of<double>(facts, "memory.startup_end") == doctest::Approx(22));  // the first still sample after the line
+  CHECK(value_of<std::string>(facts, "memory.shape") == "flat-then-jump");
+  CHECK(value_of<double>(facts, "memory.growth_factor") == doctest::Approx(9900.0 / 6000.0).epsilon(0.01));
+  CHECK(value_of<double>(facts, "memory.rise_span") <= 3);
+  CHECK(value_of<bool>(facts, "memory.rise_began_in_phase"));
+}
+
+TEST_CASE("memory curve: without a training line, start-up ends where memory first stands still") {
+  auto run = run_with_curve([](int i) -> Bytes { return i <= 10 ? static_cast<Bytes>(500 * i) : Bytes{5000}; });
+  const FactSet facts = extract_facts(document_of({run}));
+  CHECK(value_of<std::string>(facts, "memory.startup_end_by") == "memory-levelled");
+  CHECK(value_of<double>(facts, "memory.startup_end") == doctest::Approx(10));
+  CHECK(value_of<std::string>(facts, "memory.shape") == "flat");
+}
+
+TEST_CASE("memory curve: a leak after start-up is a steady climb; memory given back again and again is a sawtooth") {
+  auto leak = run_with_curve([](int i) -> Bytes { return i <= 10 ? static_cast<Bytes>(400 * i) : static_cast<Bytes>(4000 + 60 * (i - 10)); });
+  leak.console.phases = {stretch("training", 10.5, "{'loss': 2.3}")};
+  const FactSet leaking = extract_facts(document_of({leak}));
+  CHECK(value_of<std::string>(leaking, "memory.shape") == "steady-climb");
+  CHECK(value_of<double>(leaking, "memory.rise_span_ratio") > 0.8);  // of the time since start-up
+  auto saw = run_with_curve([](int i) -> Bytes { return static_cast<Bytes>(4000 + (i % 20) * 300); });
+  saw.console.phases = {stretch("training", 1, "{'loss': 2.3}")};
+  CHECK(value_of<std::string>(extract_facts(document_of({saw})), "memory.shape") == "sawtooth");
+}
+
+TEST_CASE("memory curve: a save that began while memory was already climbing does not take the jump") {
+  auto run = run_with_curve([](int i) -> Bytes { return i <= 5 ? Bytes{4000} : static_cast<Bytes>(4000 + 60 * i); });
+  run.console.phases = {stretch("training", 1, "{'loss': 2.3}"), stretch("checkpoint-save", 99, "Saving model checkpoint")};
+  const FactSet facts = extract_facts(document_of({run}));
+  CHECK(value_of<std::string>(facts, "phase.at_death") == "checkpoint-save");
+  CHECK_FALSE(value_of<bool>(facts, "memory.rise_began_in_phase"));
+}

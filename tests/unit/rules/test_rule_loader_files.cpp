@@ -168,14 +168,16 @@ TEST_CASE("rule loader: the project's rules directory loads without errors") {
   std::vector<std::string> ids;
   for (const auto& r : set.rules) ids.push_back(r.id);
   std::sort(ids.begin(), ids.end());
-  CHECK(ids == std::vector<std::string>{"launcher-teardown", "oom-after-steady-growth", "oom-at-cgroup-limit",
-                                        "oom-at-checkpoint-save-cgroup", "oom-at-checkpoint-save-node",
+  CHECK(ids == std::vector<std::string>{"launcher-teardown", "native-fault-with-sound-memory", "oom-after-steady-growth",
+                                        "oom-at-cgroup-limit", "oom-at-checkpoint-save-cgroup", "oom-at-checkpoint-save-node",
                                         "oom-at-model-load", "sigkill-far-from-memory-limits",
                                         "signal-forwarded-from-outside"});
   for (const auto& r : set.rules) {
     CAPTURE(r.id);
-    CHECK((r.source == "rules/host-oom.json" || r.source == "rules/kill.json"));
+    CHECK((r.source == "rules/host-oom.json" || r.source == "rules/kill.json" || r.source == "rules/crash.json"));
   }
+  // References between rules resolve.
+  CHECK(check_refinements(set.rules).empty());
 }
 
 TEST_CASE("rule loader: a missing file is an error naming it") {
