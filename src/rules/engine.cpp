@@ -20,7 +20,7 @@ std::vector<CitedFact> cite(const std::set<std::string>& names, const facts::Fac
     if (!entry.value) continue;
     const auto* spec = facts::find_fact(name);
     cited.push_back({name, entry.pointer, entry.value.value(),
-                     facts::format_value(entry.value.value(), spec ? spec->unit : facts::Unit::none)});
+                     display_value(entry.value.value(), spec ? spec->unit : facts::Unit::none)});
   }
   return cited;
 }

@@ -67,19 +67,18 @@ std::string inline_text(std::string value) {
 
 }  // namespace
 
+std::string display_value(const facts::FactValue& value, facts::Unit unit) {
+  if (const auto* text = std::get_if<std::string>(&value)) return inline_text(*text);
+  return facts::format_value(value, unit);
+}
+
 std::string render_template(std::string_view text, const facts::FactSet& facts) {
   std::string out;
   walk(text, [&](std::string_view part) { out += part; },
        [&](std::string_view name) {
          const auto& entry = facts.get(std::string(name));
          const auto* spec = facts::find_fact(name);
-         if (!entry.value) {
-           out += "unknown";
-         } else if (const auto* text_value = std::get_if<std::string>(&entry.value.value())) {
-           out += inline_text(*text_value);
-         } else {
-           out += facts::format_value(entry.value.value(), spec ? spec->unit : facts::Unit::none);
-         }
+         out += entry.value ? display_value(entry.value.value(), spec ? spec->unit : facts::Unit::none) : "unknown";
        });
   return out;
 }

@@ -13,8 +13,11 @@ namespace ftdiag::rules {
 // The fact names a template refers to, in order.
 std::vector<std::string> template_facts(std::string_view text);
 
-// Fills a template; a missing fact reads "unknown", a text fact is put on one
-// line (runs of blanks and newlines become one space) and cut at 160 bytes.
+// A value as a sentence shows it: in its unit ("512.0 MiB"); a text on one
+// line (runs of blanks and newlines become one space), cut at 160 bytes.
+std::string display_value(const facts::FactValue& value, facts::Unit unit);
+
+// Fills a template with display_value; a missing fact reads "unknown".
 std::string render_template(std::string_view text, const facts::FactSet& facts);
 
 }  // namespace ftdiag::rules

@@ -65,4 +65,34 @@ TEST_CASE("real torch: a ZeRO-2-like save gathering full CPU copies on every ran
   CHECK(rank_killed);
 }
 
+TEST_CASE("real torch: DataLoader workers with a 64 MiB /dev/shm die of SIGBUS: shm-exhausted") {
+  if (!torch_available()) FTDIAG_SKIP("python3-torch is not installed (scripts/install-deps.sh installs it)");
+  // A private /dev/shm of Docker's default size, in a mount namespace.
+  const bool can_mount = run(Launch{{"/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
+                                     "mount -t tmpfs -o size=1m tmpfs /dev/shm"}},
+                             10)
+                             .exited_with(0);
+  if (!can_mount) FTDIAG_SKIP("cannot mount a private /dev/shm here (needs root)");
+  TempDir tmp;
+  const std::string job = std::string(FTDIAG_SOURCE_DIR) + "/tests/torch_jobs/shm_workers.py";
+  std::string command = "mount -t tmpfs -o size=64m tmpfs /dev/shm && exec";
+  for (const auto& a : ftdiag_run(tmp / "job", {kPython, job, "--workers", "2"})) command += " '" + a + "'";
+  auto outcome = run(Launch{{"/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", command}}, 120);
+  REQUIRE_MESSAGE(outcome.exited_with(1), outcome.describe());
+
+  auto analysis = analyze(tmp / "job");
+  REQUIRE_MESSAGE(analysis.outcome.exited_with(0), analysis.outcome.describe());
+  auto& verdict = analysis.report["verdict"];
+  INFO("verdict: ", verdict.dump(), "\nfindings: ", analysis.report["findings"].dump());
+  CHECK(verdict["cause"] == "shm-exhausted");
+  CHECK(verdict["confidence"].get<double>() >= 0.8);
+  CHECK(verdict["summary"].get<std::string>().find("/dev/shm (64.0 MiB) ran out") == 0);
+  // The workers' deaths are recorded with their signal.
+  bool worker_bus_error = false;
+  for (auto& p : only_run(analysis.document)["processes"]) {
+    if (p["death"].is_object() && p["death"]["status"]["signal"] == SIGBUS) worker_bus_error = true;
+  }
+  CHECK(worker_bus_error);
+}
+
 }  // namespace ftdiag::itest
