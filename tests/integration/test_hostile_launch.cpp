@@ -38,6 +38,9 @@ Outcome run_limited(const fs::path& job_dir, const std::string& limit, std::opti
   argv.insert(argv.begin(), {"/usr/bin/prlimit", "--" + limit, "--"});
   Launch launch{argv};
   launch.uid = uid;
+  // LeakSanitizer checks at exit from a thread of its own, which the limit
+  // on processes forbids: its own failure would hide ftdiag's exit code.
+  launch.env["ASAN_OPTIONS"] = "detect_leaks=0";
   return run(launch, 10);
 }
 
@@ -71,6 +74,11 @@ TEST_CASE("hostile launch: with stdin, stdout or stderr closed, the journal stay
 // Guards against unchecked descriptor-creating calls (signalfd, timerfd,
 // epoll, pipes) and a pipe2 failure reported as "not executable" (126).
 TEST_CASE("hostile launch: under every small RLIMIT_NOFILE, ftdiag runs the job or says which call failed (exit 125)") {
+#ifdef FTDIAG_SANITIZED
+  // UBSan's vptr check probes memory through a pipe of its own: with no
+  // descriptor left it reports every virtual call as invalid.
+  FTDIAG_SKIP("a sanitized ftdiag cannot run without descriptors for the sanitizer runtime");
+#endif
   bool saw_pipe_failure = false;
   int ran = 0;
   for (int files = 4; files <= 40; ++files) {
