@@ -14,14 +14,21 @@
 //   read        read(2) in 1 MiB blocks + memchr for "\n", in process: the
 //               floor for any reader of this file
 //   nlohmann    getline + json::parse + record_from_json, each record counted
-//   simdjson    read_journal with a sink that counts records
+//   simdjson    read_journal with a sink that counts records, its lines
+//               parsed on --threads threads (0, the default: one per CPU, as
+//               `ftdiag analyze` does)
 //   +builder    read_journal feeding a RunBuilder, then finish(): what
 //               `ftdiag analyze` does with a journal (without the console log)
+//   simdjson-1t, +builder-1t   the same parsing on the calling thread only
+//               (shown unless --threads 1)
 //
+// Most lines never reach simdjson (journal_canonical.h reads the lines
+// `ftdiag run` writes); the names stay those of the readers compared.
 // The file is read from the page cache in every case (it was just written or
 // read); MB are 10^6 bytes.
 //
 // usage: journal_parse [--size-mb N] [--file PATH] [--reps R] [--dir DIR] [--keep] [--skip-nlohmann]
+//                      [--threads N]
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -232,15 +239,19 @@ struct CountingSink : JournalSink {
   void on_problem(std::uint64_t, std::string) override { ++problems; }
 };
 
-std::uint64_t simdjson_count(const fs::path& file) {
+JournalReadOptions read_options;  // --threads
+
+std::uint64_t simdjson_count_with(const fs::path& file, const JournalReadOptions& options) {
   CountingSink sink;
-  auto stats = read_journal(file, sink);
+  auto stats = read_journal(file, sink, options);
   if (!stats) {
     std::fprintf(stderr, "read_journal: %s\n", stats.missing().detail.c_str());
     std::exit(1);
   }
   return sink.records;
 }
+std::uint64_t simdjson_count(const fs::path& file) { return simdjson_count_with(file, read_options); }
+std::uint64_t simdjson_count_1t(const fs::path& file) { return simdjson_count_with(file, JournalReadOptions{1}); }
 
 struct BuilderSink : JournalSink {
   RunBuilder builder;
@@ -254,12 +265,14 @@ struct BuilderSink : JournalSink {
   }
 };
 
-std::uint64_t builder_count(const fs::path& file) {
+std::uint64_t builder_count_with(const fs::path& file, const JournalReadOptions& options) {
   BuilderSink sink;
-  if (!read_journal(file, sink)) std::exit(1);
+  if (!read_journal(file, sink, options)) std::exit(1);
   RunEvidence run = std::move(sink.builder).finish("bench");
   return run.processes.empty() ? 0 : sink.records;
 }
+std::uint64_t builder_count(const fs::path& file) { return builder_count_with(file, read_options); }
+std::uint64_t builder_count_1t(const fs::path& file) { return builder_count_with(file, JournalReadOptions{1}); }
 
 }  // namespace
 
@@ -284,10 +297,12 @@ int main(int argc, char** argv) {
       keep = true;
     } else if (arg == "--skip-nlohmann") {
       skip_nlohmann = true;
+    } else if (arg == "--threads" && i + 1 < argc) {
+      read_options.threads = static_cast<unsigned>(std::strtoul(argv[++i], nullptr, 10));
     } else {
       std::fprintf(stderr,
                    "usage: journal_parse [--size-mb N] [--file PATH] [--reps R] [--dir DIR] [--keep] "
-                   "[--skip-nlohmann]\n");
+                   "[--skip-nlohmann] [--threads N]\n");
       return 2;
     }
   }
@@ -324,7 +339,9 @@ int main(int argc, char** argv) {
   };
   std::vector<Reader> readers = {{"wc-l", wc_l, {}, {}}, {"read", read_count, {}, {}}};
   if (!skip_nlohmann) readers.push_back({"nlohmann", nlohmann_count, {}, {}});
+  if (read_options.threads != 1) readers.push_back({"simdjson-1t", simdjson_count_1t, {}, {}});
   readers.push_back({"simdjson", simdjson_count, {}, {}});
+  if (read_options.threads != 1) readers.push_back({"+builder-1t", builder_count_1t, {}, {}});
   readers.push_back({"+builder", builder_count, {}, {}});
   for (int rep = 0; rep < reps; ++rep) {
     for (auto& r : readers) {
@@ -340,18 +357,22 @@ int main(int argc, char** argv) {
   double nlohmann_s = 0;
   double simd_s = 0;
   double builder_s = 0;
+  double simd_1t_s = 0;
+  double builder_1t_s = 0;
   double load[3] = {0, 0, 0};
   if (::getloadavg(load, 3) < 0) load[0] = -1;
-  std::printf("\n%-10s %10s %10s %10s %10s %10s %14s\n", "reader", "median s", "MB/s", "x wc -l", "cpu s", "MB/cpu-s",
+  std::printf("\n%-12s %10s %10s %10s %10s %10s %14s\n", "reader", "median s", "MB/s", "x wc -l", "cpu s", "MB/cpu-s",
               "lines/records");
   for (const auto& r : readers) {
     const double s = median(r.seconds);
     const double c = median(r.cpu);
-    std::printf("%-10s %10.3f %10.0f %10.2f %10.3f %10.0f %14llu\n", r.name, s, mb / s, s / wc, c, mb / c,
+    std::printf("%-12s %10.3f %10.0f %10.2f %10.3f %10.0f %14llu\n", r.name, s, mb / s, s / wc, c, mb / c,
                 static_cast<unsigned long long>(r.count));
     if (std::string(r.name) == "nlohmann") nlohmann_s = s;
     if (std::string(r.name) == "simdjson") simd_s = s;
     if (std::string(r.name) == "+builder") builder_s = s;
+    if (std::string(r.name) == "simdjson-1t") simd_1t_s = s;
+    if (std::string(r.name) == "+builder-1t") builder_1t_s = s;
   }
   std::printf(
       "\nx wc -l: time / the time of `wc -l` on the same file; cpu s: CPU time (user + system, wc's own for\n"
@@ -368,11 +389,14 @@ int main(int argc, char** argv) {
     }
   }
   if (!consistent) std::printf("WARNING: the readers disagree on the counts above\n");
+  auto mbps = [&](double s) { return s > 0 ? mb / s : 0.0; };
   std::printf(
-      "RESULT journal_parse mb=%.0f wc_mbps=%.0f read_mbps=%.0f nlohmann_mbps=%.0f simdjson_mbps=%.0f "
-      "builder_mbps=%.0f simdjson_vs_nlohmann=%.1f simdjson_vs_wc=%.2f load=%.2f\n",
-      mb, mb / wc, mb / median(readers[1].seconds), nlohmann_s > 0 ? mb / nlohmann_s : 0.0, mb / simd_s,
-      mb / builder_s, nlohmann_s > 0 ? nlohmann_s / simd_s : 0.0, simd_s / wc, load[0]);
+      "RESULT journal_parse mb=%.0f threads=%u wc_mbps=%.0f read_mbps=%.0f nlohmann_mbps=%.0f simdjson_mbps=%.0f "
+      "builder_mbps=%.0f simdjson_1t_mbps=%.0f builder_1t_mbps=%.0f simdjson_vs_nlohmann=%.1f simdjson_vs_wc=%.2f "
+      "builder_vs_wc=%.2f load=%.2f\n",
+      mb, read_options.threads, mbps(wc), mbps(median(readers[1].seconds)), mbps(nlohmann_s), mbps(simd_s),
+      mbps(builder_s), mbps(simd_1t_s), mbps(builder_1t_s), nlohmann_s > 0 ? nlohmann_s / simd_s : 0.0, simd_s / wc,
+      builder_s / wc, load[0]);
 
   if (!scratch.empty() && !keep) {
     std::error_code ec;

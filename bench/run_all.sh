@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds what the benchmarks need (unless --no-build) and runs them all:
-# sampler_cost, overhead.py, netlink_cost.py, peak_rss.py, journal_growth.py and readback.py. Prints each one's
-# report, then a summary of their RESULT lines. See bench/README.md.
+# sampler_cost, overhead.py, netlink_cost.py, peak_rss.py, journal_growth.py, readback.py, journal_parse and
+# relay_throughput.py. Prints each one's report, then a summary of their RESULT lines. See bench/README.md.
 #
 # usage: bench/run_all.sh [--quick] [--no-build] [--build DIR] [--log FILE]
 #   --quick     shorter runs (a smoke test of the benchmarks, not figures to quote)
@@ -38,9 +38,9 @@ if [[ $do_build -eq 1 ]]; then
       cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFTDIAG_BUILD_BENCH=ON
     fi
   fi
-  cmake --build "$build" --target ftdiag bench_job sampler_cost
+  cmake --build "$build" --target ftdiag bench_job sampler_cost journal_parse
 fi
-for binary in "$build/ftdiag" "$build/bench/bench_job" "$build/bench/sampler_cost"; do
+for binary in "$build/ftdiag" "$build/bench/bench_job" "$build/bench/sampler_cost" "$build/bench/journal_parse"; do
   [[ -x "$binary" ]] || { echo "run_all.sh: $binary is missing (build first, or drop --no-build)" >&2; exit 1; }
 done
 
@@ -51,6 +51,7 @@ if [[ $quick -eq 1 ]]; then
   peak_args=(--lines 500 --hold 1)
   growth_args=(--seconds 14 --window 10)
   readback_args=(--reps 1 --case 1:1 --case 100:0.1 --case 100:0.1:busy)
+  journal_parse_args=(--size-mb 30 --reps 1 --skip-nlohmann)
 else
   sampler_args=()
   overhead_args=()
@@ -58,6 +59,7 @@ else
   peak_args=()
   growth_args=()
   readback_args=()
+  journal_parse_args=(--size-mb 200 --reps 3 --skip-nlohmann)
 fi
 
 export FTDIAG_BUILD="$build"
@@ -90,6 +92,9 @@ export FTDIAG_BUILD="$build"
   echo
   echo "### bench/readback.py ${readback_args[*]:-}"
   python3 "$here/readback.py" "${readback_args[@]}"
+  echo
+  echo "### bench/journal_parse ${journal_parse_args[*]}"
+  "$build/bench/journal_parse" "${journal_parse_args[@]}"
   echo; echo "### bench/relay_throughput.py"; python3 "$here/relay_throughput.py" $( ((quick)) && echo --quick )
   echo
   echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,8 +1,10 @@
-// Differential: the simdjson reader of journal lines (journal_parse.cpp) and
-// the nlohmann path it replaces must agree on every input: the same record,
-// or both refuse it. Whatever the simdjson reader accepts must also read back
-// the same after being written again, and parse the same in place whatever
-// bytes follow it in the buffer.
+// Differential: the reader of journal lines (journal_parse.cpp, with
+// journal_canonical.h for lines as `ftdiag run` writes them) and the nlohmann
+// path it replaces must agree on every input: the same record, or both refuse
+// it. Whatever the reader accepts must also read back the same after being
+// written again, and parse the same in place whatever bytes follow it in the
+// buffer, and into the memory of a record read before (read_journal reuses
+// its records).
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -83,6 +85,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto in_place = parser.parse_in_place(buffer.get(), size, capacity);
     if (in_place.has_value() != simd.has_value() || (simd && !(simd.value() == in_place.value()))) {
       disagree("in place differs", text, simd, in_place);
+    }
+    // A spare record of each kind a line may be read into: a sample with
+    // processes, a process with a command line.
+    MemorySample sample;
+    sample.time = 1;
+    sample.processes.resize(3);
+    sample.processes[1].rss = Bytes{7};
+    for (JournalRecord spare : {JournalRecord(sample), JournalRecord(ProcessSeen{1, 2, 3, {4}, {"a", "b"}, "c", 5u, "d"})}) {
+      const auto reused = parser.parse_in_place(buffer.get(), size, capacity, &spare);
+      if (reused.has_value() != simd.has_value() || (simd && !(simd.value() == reused.value()))) {
+        disagree("read into a spare record differs", text, simd, reused);
+      }
     }
   }
 

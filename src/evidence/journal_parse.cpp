@@ -1,5 +1,9 @@
 // simdjson On-Demand reader of journal lines, generic over the field tables.
 //
+// Lines as `ftdiag run` writes them, nearly all of a journal, never get here:
+// journal_canonical.h reads them straight into their records, and leaves
+// anything else to this reader, which gives the same records for those.
+//
 // It must agree with the nlohmann path (json_fields.h, records_json.cpp) on
 // every input, so it walks every byte of a line even where it has no use for
 // the value: nlohmann refuses a line with a syntax error anywhere, also in the
@@ -16,10 +20,12 @@
 // Besides its own checks it relies on simdjson's stage 1, which runs over the
 // whole line before anything is read: UTF-8, unescaped control characters in
 // strings, unterminated strings. Stage 1 is simdjson's runtime-dispatched
-// kernel (AVX2 where the CPU has it); the On-Demand walk is header code,
-// compiled for the build's target, which is why the hot paths below (keys
-// compared raw against the tables, integers parsed eight digits at a time)
-// are written out here.
+// kernel (AVX2 or AVX-512 where the CPU has them); the On-Demand walk is
+// header code, compiled for the build's target (simdjson's "fallback" in a
+// baseline x86-64 build), which is why the hot paths below (keys compared raw
+// against the tables, integers parsed eight digits at a time) are written out
+// here. Compiling this file for AVX2 made it no faster (docs/performance.md):
+// the walk is scalar code in every simdjson implementation.
 //
 // A line is read in one pass when its "type" can be guessed from its end
 // (`ftdiag run` writes keys sorted, so "type" comes last) and the guess is
@@ -27,12 +33,7 @@
 // type and a second reads the record.
 #include "evidence/journal_parse.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -48,6 +49,7 @@
 #include <simdjson.h>
 
 #include "evidence/fields.h"
+#include "evidence/journal_canonical.h"
 #include "evidence/record_fields.h"
 
 namespace ftdiag::evidence {
@@ -86,26 +88,6 @@ std::string_view token_of(od::value& v, const Ctx& ctx) {
 }
 
 [[gnu::always_inline]] constexpr bool is_delimiter(char c) { return c == ',' || c == '}' || c == ']' || is_space(c); }
-
-// The value of eight ASCII digits in a little-endian word (simdjson's way).
-[[gnu::always_inline]] constexpr std::uint32_t parse_eight_digits(std::uint64_t v) {
-  constexpr std::uint64_t mask = 0x000000FF000000FF;
-  constexpr std::uint64_t mul1 = 0x000F424000000064;  // 100 + (1000000 << 32)
-  constexpr std::uint64_t mul2 = 0x0000271000000001;  // 1 + (10000 << 32)
-  v -= 0x3030303030303030;
-  v = (v * 10) + (v >> 8);
-  v = (((v & mask) * mul1) + (((v >> 16) & mask) * mul2)) >> 32;
-  return static_cast<std::uint32_t>(v);
-}
-// How many of a little-endian word's bytes, from the first, are ASCII digits.
-[[gnu::always_inline]] inline int leading_digits(std::uint64_t v) {
-  // Zero bytes where v has a digit; a carry out of a non-digit byte only
-  // disturbs later bytes.
-  const std::uint64_t x =
-      ((v & 0xF0F0F0F0F0F0F0F0) | (((v + 0x0606060606060606) & 0xF0F0F0F0F0F0F0F0) >> 4)) ^ 0x3333333333333333;
-  return x == 0 ? 8 : __builtin_ctzll(x) / 8;
-}
-static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the digit parser reads little-endian words");
 
 // RFC 8259 number grammar, on the whole token.
 bool is_json_number(std::string_view t) {
@@ -383,51 +365,18 @@ Status read_simd(od::value& v, std::map<std::string, T>& out, Ctx& ctx);
 template <Described T>
 Status read_simd(od::value& v, T& out, Ctx& ctx);
 
-// The common case of an integer: at most 18 digits (no overflow possible),
-// maybe a '-', no leading zero, then a delimiter; true when it was that and
-// fits T. The value is left to On-Demand to step over.
+// The common case of an integer (canonical::plain_integer) followed by a
+// delimiter; true when it was that and fits T. The value is left to
+// On-Demand to step over.
 template <class T>
 [[gnu::always_inline]] inline bool read_plain_integer(od::value& v, T& out, const Ctx& ctx) {
   const char* p = v.raw_json_token().data();
   if (p >= ctx.end) return false;
-  const bool negative = *p == '-';
-  const char* digits = p + (negative ? 1 : 0);
-  const char* q = digits;
-  std::uint64_t m = 0;
-  // Up to eight digits per step, in a word (the line is followed by
-  // padding, so reading eight bytes is safe; digits read past its end make
-  // the check below fail and the checked path decide).
-  for (int round = 0; round < 3; ++round) {
-    std::uint64_t chunk;
-    std::memcpy(&chunk, q, 8);
-    const int k = leading_digits(chunk);
-    if (k == 8) {
-      m = m * 100000000 + parse_eight_digits(chunk);
-      q += 8;
-      continue;
-    }
-    if (k > 0) {
-      const std::uint64_t shifted = (chunk << (8 * (8 - k))) | (0x3030303030303030ull >> (8 * k));
-      static constexpr std::uint64_t kPow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
-      m = m * kPow10[k] + parse_eight_digits(shifted);
-      q += k;
-    }
-    break;
-  }
-  const auto n = q - digits;
-  if (n > 0 && n <= 18 && (digits[0] != '0' || n == 1) && q < ctx.end && is_delimiter(*q)) {
-    if (negative) {
-      const auto x = -static_cast<std::int64_t>(m);
-      if (std::in_range<T>(x)) {
-        out = static_cast<T>(x);
-        return true;
-      }
-    } else if (std::in_range<T>(m)) {
-      out = static_cast<T>(m);
-      return true;
-    }
-  }
-  return false;
+  T value{};
+  const char* after = canonical::plain_integer(p, value);
+  if (after == nullptr || after >= ctx.end || !is_delimiter(*after)) return false;
+  out = value;
+  return true;
 }
 
 template <class T>
@@ -703,12 +652,12 @@ Status read_simd(od::value& v, std::vector<T>& out, Ctx& ctx) {
   const char c = first_char(v, ctx);
   if (c == '\0') return Status::broken;
   if (c != '[') return wrong_type(v, ctx, "an array");
-  od::array array;
-  if (v.get_array().get(array) != simdjson::SUCCESS) return Status::broken;
-  out.clear();
   // Most arrays are as long as the last one of their kind (a sample's
   // processes): reserve that much rather than grow step by step.
   thread_local std::size_t last_size = 0;
+  od::array array;
+  if (v.get_array().get(array) != simdjson::SUCCESS) return Status::broken;
+  out.clear();
   out.reserve(last_size);
   Status status = Status::ok;
   std::string first_error;
@@ -935,6 +884,32 @@ std::string_view guess_type(const char* data, std::size_t size) {
   return {data + open, close - open};
 }
 
+// The line's record when it is written as `ftdiag run` writes it
+// (journal_canonical.h), read without simdjson; nullopt otherwise. `reuse`:
+// see JournalLineParser::parse_in_place.
+template <class Record>
+bool try_canonical(std::string_view line, JournalRecord* reuse, std::optional<JournalRecord>& out) {
+  if (reuse != nullptr && std::holds_alternative<Record>(*reuse)) {
+    Record& record = std::get<Record>(*reuse);
+    canonical::reset_keeping_capacity(record);
+    if (!canonical::read_canonical(line, record)) return false;
+    out.emplace(std::move(*reuse));
+    return true;
+  }
+  out.emplace(std::in_place_type<Record>);
+  if (canonical::read_canonical(line, std::get<Record>(*out))) return true;
+  out.reset();
+  return false;
+}
+template <class... Records>
+std::optional<JournalRecord> canonical_record(std::string_view line, JournalRecord* reuse,
+                                              std::variant<Records...>* /*tag*/) {
+  const std::string_view type = guess_type(line.data(), line.size());
+  std::optional<JournalRecord> out;
+  (void)((type == record_type<Records>() && try_canonical<Records>(line, reuse, out)) || ...);
+  return out;
+}
+
 // Whether nothing but whitespace follows the root value.
 bool at_end(od::document& doc) {
   const char* location = nullptr;
@@ -981,26 +956,31 @@ struct JournalLineParser::Impl {
   std::unique_ptr<char[]> copy;  // for parse(): the line, padded
   std::size_t copy_capacity = 0;
 
-  Fact<JournalRecord> parse(const char* data, std::size_t size, std::size_t capacity) {
-    auto record = parse_once(data, size, capacity);
+  Fact<JournalRecord> parse(const char* data, std::size_t size, std::size_t capacity, JournalRecord* reuse) {
+    auto record = parse_once(data, size, capacity, reuse);
     // nlohmann takes a NUL byte outside a string for the end of its input (a
     // file cut short by a crash may end in zeros); such a line fails here
     // (NUL is never valid JSON), so only then is it looked for.
     if (!record) {
       if (const void* nul = std::memchr(data, '\0', size)) {
-        return parse_once(data, static_cast<std::size_t>(static_cast<const char*>(nul) - data), capacity);
+        return parse_once(data, static_cast<std::size_t>(static_cast<const char*>(nul) - data), capacity, nullptr);
       }
     }
     return record;
   }
 
-  Fact<JournalRecord> parse_once(const char* data, std::size_t size, std::size_t capacity) {
+  Fact<JournalRecord> parse_once(const char* data, std::size_t size, std::size_t capacity, JournalRecord* reuse) {
     // nlohmann skips a byte order mark at the start.
     if (size >= 3 && std::memcmp(data, "\xEF\xBB\xBF", 3) == 0) {
       data += 3;
       size -= 3;
       capacity -= 3;
     }
+    // Most lines: as `ftdiag run` writes them, read straight into the record.
+    if (auto record = canonical_record({data, size}, reuse, static_cast<JournalRecord*>(nullptr))) {
+      return std::move(*record);
+    }
+
     const simdjson::padded_string_view line(data, size, capacity);
     ctx.end = data + size;
     od::document doc;
@@ -1065,9 +1045,10 @@ JournalLineParser& JournalLineParser::operator=(JournalLineParser&&) noexcept = 
 
 std::size_t JournalLineParser::padding() { return simdjson::SIMDJSON_PADDING; }
 
-Fact<JournalRecord> JournalLineParser::parse_in_place(const char* data, std::size_t size, std::size_t capacity) {
+Fact<JournalRecord> JournalLineParser::parse_in_place(const char* data, std::size_t size, std::size_t capacity,
+                                                      JournalRecord* reuse) {
   try {
-    return impl_->parse(data, size, capacity);
+    return impl_->parse(data, size, capacity, reuse);
   } catch (const std::exception& e) {  // std::bad_alloc, from a record's members
     return unparseable(e.what());
   }
@@ -1087,121 +1068,6 @@ Fact<JournalRecord> JournalLineParser::parse(std::string_view line) {
 Fact<JournalRecord> parse_journal_line(std::string_view line) {
   thread_local JournalLineParser parser;
   return parser.parse(line);
-}
-
-// ---- the file ----
-
-namespace {
-
-constexpr std::size_t kBlock = std::size_t{1} << 20;
-
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-}  // namespace
-
-Fact<JournalReadStats> read_journal(const std::filesystem::path& journal, JournalSink& sink) {
-  // O_NONBLOCK: opening a FIFO must not wait for a writer.
-  FileDescriptor fd(::open(journal.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-  if (fd.get() < 0) return missing_from_errno(errno, "open " + journal.string());
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return missing_from_errno(errno, "stat " + journal.string());
-  if (S_ISDIR(st.st_mode)) return Missing{MissingReason::unparseable, journal.string() + " is a directory, not a file"};
-  if (!S_ISREG(st.st_mode)) return Missing{MissingReason::unparseable, journal.string() + " is not a regular file"};
-  ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
-
-  const std::size_t pad = JournalLineParser::padding();
-  JournalLineParser parser;
-  JournalReadStats stats;
-  // [0, filled) holds data: the start of the current line, then what follows.
-  std::size_t data_capacity = kBlock;
-  auto buffer = std::make_unique_for_overwrite<char[]>(data_capacity + pad);
-  std::size_t filled = 0;
-  std::size_t scanned = 0;    // no '\n' in [0, scanned)
-  bool skipping = false;      // inside a line over kMaxJournalLine: drop bytes until its end
-  std::uint64_t line_number = 1;
-
-  auto too_long = [&]() {
-    ++stats.problems;
-    sink.on_problem(line_number, "longer than 16 MiB, cut");
-  };
-  // The line [start, start + length) of the buffer, "\n" excluded.
-  auto deliver = [&](std::size_t start, std::size_t length) {
-    ++stats.lines;
-    const char* line = buffer.get() + start;
-    if (length == 0 || (length == 1 && line[0] == '\r')) return;
-    if (length > kMaxJournalLine) return too_long();
-    auto record = parser.parse_in_place(line, length, data_capacity + pad - start);
-    if (record) {
-      ++stats.records;
-      sink.on_record(std::move(record).value());
-    } else {
-      ++stats.problems;
-      sink.on_problem(line_number, record.missing().detail);
-    }
-  };
-
-  while (true) {
-    if (filled == data_capacity) {  // one line fills the buffer: make room, up to the cap
-      const std::size_t grown = std::min(data_capacity * 2, kMaxJournalLine + kBlock);
-      auto bigger = std::make_unique_for_overwrite<char[]>(grown + pad);
-      std::memcpy(bigger.get(), buffer.get(), filled);
-      buffer = std::move(bigger);
-      data_capacity = grown;
-    }
-    const ssize_t got = ::read(fd.get(), buffer.get() + filled, data_capacity - filled);
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      return missing_from_errno(errno, fmt::format("read {} (line {})", journal.string(), line_number));
-    }
-    if (got == 0) break;
-    stats.bytes += static_cast<std::uint64_t>(got);
-    filled += static_cast<std::size_t>(got);
-
-    // Complete lines, parsed where they lie.
-    std::size_t start = 0;
-    while (const void* hit = std::memchr(buffer.get() + scanned, '\n', filled - scanned)) {
-      const std::size_t end = static_cast<std::size_t>(static_cast<const char*>(hit) - buffer.get());
-      if (skipping) {  // the end of a line reported as too long
-        skipping = false;
-        ++stats.lines;
-      } else {
-        deliver(start, end - start);
-      }
-      ++line_number;
-      start = scanned = end + 1;
-    }
-    // The unfinished line moves to the front, unless it is too long already.
-    const std::size_t partial = filled - start;
-    if (!skipping && partial > kMaxJournalLine) {
-      too_long();
-      skipping = true;
-    }
-    if (skipping) {
-      filled = scanned = 0;
-      continue;
-    }
-    if (start > 0 && partial > 0) std::memmove(buffer.get(), buffer.get() + start, partial);
-    filled = scanned = partial;
-  }
-  if (skipping) {
-    ++stats.lines;
-  } else if (filled > 0) {
-    buffer[filled] = '\n';  // within the padding: the same byte after it as after any other line
-    deliver(0, filled);     // a last line without "\n" is a line, as for std::getline
-  }
-  return stats;
 }
 
 }  // namespace ftdiag::evidence

@@ -1,6 +1,9 @@
-// Fast read-back of the journal (journal.jsonl): simdjson's On-Demand API
-// parses each line straight into its record, generic over the field tables
-// (record_fields.h), with no intermediate JSON tree.
+// Fast read-back of the journal (journal.jsonl): each line straight into its
+// record, generic over the field tables (record_fields.h), with no
+// intermediate JSON tree. Lines as `ftdiag run` writes them are read without
+// a JSON parser (journal_canonical.h); any other line by simdjson's
+// On-Demand API (journal_parse.cpp). read_journal (journal_reader.cpp) reads
+// a file on several threads.
 //
 // Same results as the nlohmann path, record_from_json(json::parse(line)), for
 // every line: the same records, and a failure wherever that path fails (the
@@ -28,9 +31,17 @@
 
 namespace ftdiag::evidence {
 
-// The longest journal line read; a longer one is skipped (never buffered
-// whole) and reported as a problem.
-inline constexpr std::size_t kMaxJournalLine = std::size_t{16} << 20;
+// The longest journal line read; a longer one is skipped, never held whole,
+// and reported as a problem ("9437184 bytes, over the limit of 8388608
+// (8 MiB): skipped"). `ftdiag run` writes far shorter lines: a "sample" lists
+// each process of the job in about 175 bytes (230 at most), so 10,000
+// processes make 1.75 MB; a "process" line holds at most 64 KiB of command
+// line (kMaxCmdlineBytes), 384 KiB once escaped. 8 MiB holds a sample of
+// 36,000 processes or more, beyond the kernel's default pid_max (32768),
+// while reading a line that long costs about 3 times its size (its text, its
+// records, the parser's index): well within the 64 MiB `ftdiag analyze` may
+// use.
+inline constexpr std::size_t kMaxJournalLine = std::size_t{8} << 20;
 
 // Reason given for a line that is not JSON, or not an object.
 inline constexpr std::string_view kNotAJsonObject = "not a JSON object (cut short when ftdiag was killed?)";
@@ -51,7 +62,10 @@ class JournalLineParser {
   Fact<JournalRecord> parse(std::string_view line);
   // Parses in place: `capacity` bytes from `data` must be readable (their
   // content past `size` does not matter), with capacity >= size + padding().
-  Fact<JournalRecord> parse_in_place(const char* data, std::size_t size, std::size_t capacity);
+  // `reuse`, if given, is a record no longer needed whose arrays' memory the
+  // result may take over (a sample's processes); it is left unspecified.
+  Fact<JournalRecord> parse_in_place(const char* data, std::size_t size, std::size_t capacity,
+                                     JournalRecord* reuse = nullptr);
   static std::size_t padding();
 
  private:
@@ -59,14 +73,15 @@ class JournalLineParser {
   std::unique_ptr<Impl> impl_;
 };
 
-// Receives what read_journal finds, line by line, in order.
+// Receives what read_journal finds, line by line, in file order, on the
+// thread that called read_journal (whichever threads parsed the lines).
 class JournalSink {
  public:
   virtual ~JournalSink() = default;
   virtual void on_record(JournalRecord&& record) = 0;
   // A line that is not a record. `reason` does not repeat the file or the
   // line number, e.g. "not a JSON object (cut short when ftdiag was killed?)",
-  // "longer than 16 MiB, cut", "no \"pid\"".
+  // "9437184 bytes, over the limit of 8388608 (8 MiB): skipped", "no \"pid\"".
   virtual void on_problem(std::uint64_t line_number, std::string reason) = 0;
 };
 
@@ -79,12 +94,26 @@ struct JournalReadStats {
   bool operator==(const JournalReadStats&) const = default;
 };
 
-// Reads a journal file in large blocks and hands each line's record, or its
-// problem, to `sink`. A damaged or cut line costs only that line; empty lines
-// (and lines of a lone "\r") are skipped silently; a "\r" before "\n" is JSON
-// whitespace. Missing when the file cannot be opened, is not a regular file
-// (a FIFO is refused at once, never waited on), or a read fails (what was
-// read before that has been delivered).
-Fact<JournalReadStats> read_journal(const std::filesystem::path& journal, JournalSink& sink);
+struct JournalReadOptions {
+  // Threads that parse: 0 takes one per CPU this process may run on (at most
+  // 4) for a file of 32 MiB or more, and none for a smaller one; 1 parses on
+  // the calling thread. A file of one chunk (1 MiB) or less, or whose first
+  // chunk has lines of less than 512 bytes on average (records cost more to
+  // hand from thread to thread than to parse), is parsed on the calling
+  // thread whatever this says.
+  unsigned threads = 0;
+};
+
+// Reads a journal file in chunks of whole lines, parses them on worker
+// threads, and hands each line's record, or its problem, to `sink` in file
+// order. At most a few chunks are in flight (4 MiB of text, and their
+// records), so memory stays bounded whatever the file's length. A damaged or
+// cut line costs only that line; empty lines (and lines of a lone "\r") are
+// skipped silently; a "\r" before "\n" is JSON whitespace. Missing when the
+// file cannot be opened, is not a regular file (a FIFO is refused at once,
+// never waited on), or a read fails (the lines read before that have been
+// delivered).
+Fact<JournalReadStats> read_journal(const std::filesystem::path& journal, JournalSink& sink,
+                                    const JournalReadOptions& options = {});
 
 }  // namespace ftdiag::evidence

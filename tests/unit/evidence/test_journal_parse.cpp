@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -21,6 +22,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "evidence/journal_canonical.h"
+#include "evidence/journal_chunks.h"
 #include "evidence/journal_parse.h"
 #include "evidence/records_json.h"
 
@@ -152,6 +155,12 @@ struct Collected : JournalSink {
   void on_problem(std::uint64_t line, std::string reason) override { problems.emplace_back(line, std::move(reason)); }
 };
 
+// Copies each record, as RunBuilder does: the reader then reuses the records'
+// memory for the lines after.
+struct Copied : Collected {
+  void on_record(JournalRecord&& r) override { records.push_back(r); }
+};
+
 // What the getline + nlohmann reader makes of the same file.
 Collected nlohmann_file(const fs::path& file) {
   Collected c;
@@ -227,6 +236,186 @@ TEST_CASE("every record reads back what it wrote") {
     REQUIRE(parsed.has_value());
     CHECK(parsed.value() == record);
     check_agree(line);
+  }
+}
+
+TEST_CASE("lines as ftdiag run writes them are read without simdjson, to the same records") {
+  std::mt19937_64 rng(5);
+  MemorySample bare;  // every fact missing, no processes
+  bare.time = 4.5;
+  MemorySample negative = make_sample(-0.0, 2, rng);
+  negative.processes[0].pid = -7;
+  const std::vector<JournalRecord> taken = {
+      make_sample(1795941954.9732409, 3, rng),
+      bare,
+      negative,
+      ProcessSeen{1.5, 4243, 4242, {4243, 7}, {"python", "-m", "x"}, "python", 12345u, "netlink-fork"},
+      ProcessSeen{1.5, 4243, 4242, {}, {}, "", std::nullopt, ""},
+      SupervisorNote{4.0, "forwarded SIGTERM"},
+  };
+  for (const auto& record : taken) {
+    const std::string line = record_to_json(record).dump();
+    CAPTURE(line);
+    std::visit(
+        [&](const auto& r) {
+          std::remove_cvref_t<decltype(r)> out;
+          CHECK(canonical::read_canonical(line, out));
+          CHECK(out == r);
+        },
+        record);
+    CHECK(parse_journal_line(line).value() == record);
+  }
+  // Left to the general path: an exit status, a map, escapes, bytes outside
+  // printable ASCII.
+  const std::vector<JournalRecord> left = {
+      ProcessDied{2.5, 4243, ExitStatus::killed(SIGKILL), {"netlink"}},
+      RunEnded{5.0, ExitStatus::exited(0)},
+      ProcessSeen{1.5, 4243, 4242, {}, {"say \"hi\""}, "", std::nullopt, ""},
+      ProcessSeen{1.5, 4243, 4242, {}, {"caf\xC3\xA9"}, "", std::nullopt, ""},
+  };
+  for (const auto& record : left) {
+    const std::string line = record_to_json(record).dump();
+    CAPTURE(line);
+    std::visit(
+        [&](const auto& r) {
+          std::remove_cvref_t<decltype(r)> out;
+          CHECK_FALSE(canonical::read_canonical(line, out));
+        },
+        record);
+    CHECK(parse_journal_line(line).value() == record);
+  }
+}
+
+TEST_CASE("a line read into the memory of another record reads the same") {
+  std::mt19937_64 rng(13);
+  MemorySample big = make_sample(2.5, 150, rng);
+  big.cgroup = Missing{MissingReason::permission_denied, "x"};
+  const std::vector<JournalRecord> records = {
+      make_sample(1.5, 3, rng), big, MemorySample{}, make_sample(3.5, 0, rng),
+      ProcessSeen{1.5, 4243, 4242, {4243, 7}, {"python", "-m", "x"}, "python", 12345u, "netlink-fork"},
+      ProcessSeen{1.5, 4244, 4242, {}, {}, "", std::nullopt, ""},
+      ProcessDied{2.5, 4243, ExitStatus::killed(SIGKILL), {"netlink"}},
+      SupervisorNote{4.0, "forwarded SIGTERM"},
+  };
+  JournalLineParser parser;
+  for (const auto& before : records) {
+    for (const auto& record : records) {
+      const std::string line = record_to_json(record).dump() + std::string(JournalLineParser::padding(), ' ');
+      JournalRecord spare = before;
+      const auto parsed =
+          parser.parse_in_place(line.data(), line.size() - JournalLineParser::padding(), line.size(), &spare);
+      REQUIRE(parsed.has_value());
+      CHECK(parsed.value() == record);
+    }
+  }
+  MemorySample reset = big;
+  const auto capacity = reset.processes.capacity();
+  canonical::reset_keeping_capacity(reset);
+  CHECK(reset == MemorySample{});
+  CHECK(reset.processes.capacity() == capacity);
+}
+
+TEST_CASE("a written line changed anywhere reads as nlohmann reads it") {
+  // Every byte of lines as `ftdiag run` writes them deleted, doubled or
+  // replaced: the canonical reader must take the change as the general path
+  // would, or leave the line to it.
+  std::mt19937_64 rng(9);
+  MemorySample sample = make_sample(1795941954.25, 2, rng);
+  sample.processes[1].swap = Missing{MissingReason::permission_denied, "d"};
+  const std::vector<std::string> lines = {
+      record_to_json(sample).dump(),
+      record_to_json(ProcessSeen{1.5, 42, 1, {42}, {"a", "b"}, "c", 7u, "netlink-fork"}).dump(),
+  };
+  const std::string replacements = " \t\"\\:,{}[]0159-+.eEnx\x7F\xC3";
+  for (const auto& line : lines) {
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      std::string changed = line;
+      changed.erase(i, 1);
+      check_agree(changed);
+      changed = line;
+      changed.insert(i, 1, line[i]);
+      check_agree(changed);
+      for (const char c : replacements) {
+        changed = line;
+        changed[i] = c;
+        check_agree(changed);
+      }
+    }
+  }
+  // Keys out of order, repeated, unknown or absent; values at the edges.
+  const std::string pre = R"({"node":{},"processes":[)";
+  const std::string post = R"(],"time":1,"type":"sample"})";
+  for (const char* process : {
+           R"({"rss_bytes":5,"pid":1})",
+           R"({"pid":1,"pid":2})",
+           R"({"pid":1,"rss_bytes":5,"rss_bytes":6})",
+           R"({"pid":1,"other":5})",
+           R"({"rss_bytes":5})",
+           R"({"pid":1})",
+           R"({})",
+           R"({"pid":-0,"rss_bytes":0})",
+           R"({"pid":01})",
+           R"({"pid":2147483647,"rss_bytes":999999999999999})",
+           R"({"pid":2147483648})",
+           R"({"pid":1,"rss_bytes":9999999999999999})",
+           R"({"pid":1,"rss_bytes":18446744073709551615})",
+           R"({"pid":1,"rss_bytes":18446744073709551616})",
+           R"({"pid":1,"rss_bytes":-1})",
+           R"({"pid":1,"rss_bytes":1.0})",
+           R"({"pid":1,"rss_bytes":null})",
+           R"({"pid":1,"rss_bytes":{"missing":{}}})",
+           R"({"pid":1,"rss_bytes":{"missing":{"reason":"timed-out"}}})",
+           R"({"pid":1,"rss_bytes":{"missing":{"detail":"d","reason":"timed-out","x":1}}})",
+           R"({"pid":1,"rss_bytes":{"missing":{},"x":1}})",
+           R"({"pid":1,"rss_bytes":{"missing":5}})",
+           R"({"p\u0069d":1})",
+           R"({"pid" :1})",
+           R"({"pid":1 })",
+       }) {
+    check_agree(pre + process + post);
+    check_agree(pre + R"({"pid":3},)" + process + post);
+  }
+  for (const char* time : {"1", "-0", "0.5", "1e3", "1E-3", "1e400", "1e-400", "1.", "01", ".5", "1.7976931348623157e308",
+                           "4.9406564584124654e-324", "123456789012345678901234567890"}) {
+    check_agree(std::string(R"({"node":{},"processes":[],"time":)") + time + R"(,"type":"sample"})");
+  }
+  for (const char* tail : {R"(,"type":"sample"})", R"(,"type":"sample"} )", R"(,"type":"sample"}x)",
+                           R"(,"type":"sample","type":"sample"})", R"(,"type":"process"})", R"(})"}) {
+    check_agree(std::string(R"({"node":{},"processes":[],"time":1)") + tail);
+  }
+}
+
+TEST_CASE("plain integers read as std::from_chars reads them") {
+  std::mt19937_64 rng(3);
+  std::vector<std::string> texts = {"0", "-0", "7", "-7", "10", "999999999999999", "-999999999999999", "1000000000000000",
+                                    "00", "01", "-", "--1", "", "x", "12345678", "123456789", "-2147483648", "2147483648"};
+  for (int i = 0; i < 20000; ++i) {
+    const int digits = 1 + static_cast<int>(rng() % 17);
+    std::string t = rng() % 4 == 0 ? "-" : "";
+    for (int d = 0; d < digits; ++d) t += static_cast<char>('0' + rng() % 10);
+    texts.push_back(t);
+  }
+  for (const auto& t : texts) {
+    CAPTURE(t);
+    const std::string padded = t + ",}]\"1234567890123456";
+    std::int64_t expected = 0;
+    const auto [end, error] = std::from_chars(t.data(), t.data() + t.size(), expected);
+    const bool plain = error == std::errc{} && end == t.data() + t.size() && !t.empty() &&
+                       t.find_first_not_of('-') != std::string::npos && t.size() - (t[0] == '-') <= 15 &&
+                       (t[t[0] == '-'] != '0' || t.size() - (t[0] == '-') == 1);
+    std::int64_t got = 0;
+    const char* after = canonical::plain_integer(padded.data(), got);
+    CHECK((after != nullptr) == plain);
+    if (plain && after != nullptr) {
+      CHECK(got == expected);
+      CHECK(after == padded.data() + t.size());
+    }
+    int narrow = 0;
+    const char* narrow_after = canonical::plain_integer(padded.data(), narrow);
+    CHECK((narrow_after != nullptr) == (plain && std::in_range<int>(expected)));
+    std::uint32_t unsigned_value = 0;
+    const char* unsigned_after = canonical::plain_integer(padded.data(), unsigned_value);
+    CHECK((unsigned_after != nullptr) == (plain && std::in_range<std::uint32_t>(expected)));
   }
 }
 
@@ -503,23 +692,31 @@ TEST_CASE("read_journal gives what the getline and nlohmann reader gives, across
   }
   text += record_to_json(RunEnded{9.0, ExitStatus::exited(0)}).dump();  // no final "\n"
   const auto file = dir.write("journal.jsonl", text);
-
-  Collected simd;
-  auto stats = read_journal(file, simd);
-  REQUIRE(stats.has_value());
   const Collected reference = nlohmann_file(file);
-  CHECK(stats->bytes == text.size());
-  CHECK(stats->lines == split_lines(text).size());
-  CHECK(stats->records == simd.records.size());
-  CHECK(stats->problems == simd.problems.size());
-  REQUIRE(simd.records.size() == reference.records.size());
-  CHECK(simd.records == reference.records);
-  REQUIRE(simd.problems.size() == reference.problems.size());
-  for (std::size_t k = 0; k < simd.problems.size(); ++k) {
-    CHECK(simd.problems[k].first == reference.problems[k].first);
-    CHECK(simd.problems[k].second == std::string(kNotAJsonObject));
+
+  // On the calling thread, and on workers whose chunks are delivered in order;
+  // with a sink that takes the records, and one that copies them (whose
+  // records' memory the reader reuses).
+  for (unsigned threads : {1u, 2u, 4u, 0u, 101u, 102u}) {
+    CAPTURE(threads);
+    Copied copied;
+    Collected collected;
+    Collected& simd = threads > 100 ? copied : collected;
+    auto stats = read_journal(file, simd, JournalReadOptions{threads > 100 ? threads - 100 : threads});
+    REQUIRE(stats.has_value());
+    CHECK(stats->bytes == text.size());
+    CHECK(stats->lines == split_lines(text).size());
+    CHECK(stats->records == simd.records.size());
+    CHECK(stats->problems == simd.problems.size());
+    REQUIRE(simd.records.size() == reference.records.size());
+    CHECK(simd.records == reference.records);
+    REQUIRE(simd.problems.size() == reference.problems.size());
+    for (std::size_t k = 0; k < simd.problems.size(); ++k) {
+      CHECK(simd.problems[k].first == reference.problems[k].first);
+      CHECK(simd.problems[k].second == std::string(kNotAJsonObject));
+    }
+    CHECK(std::holds_alternative<RunEnded>(simd.records.back()));
   }
-  CHECK(std::holds_alternative<RunEnded>(simd.records.back()));
 }
 
 TEST_CASE("read_journal: the last line, cut or whole, CRLF, empty files") {
@@ -581,7 +778,12 @@ TEST_CASE("read_journal: the last line, cut or whole, CRLF, empty files") {
   CHECK(h.problems[0].first == 2);
 }
 
-TEST_CASE("read_journal skips a line longer than 16 MiB without buffering it whole, and reads one at the cap") {
+std::string over_the_limit(std::size_t bytes) {
+  return std::to_string(bytes) + " bytes, over the limit of " + std::to_string(kMaxJournalLine) + " (" +
+         std::to_string(kMaxJournalLine >> 20) + " MiB): skipped";
+}
+
+TEST_CASE("read_journal skips a line over the limit without holding it whole, reads one at the limit, loses nothing else") {
   TempDir dir;
   const std::string note = R"({"type":"note","time":1,"what":"x"})";
   const std::string head = R"({"type":"note","time":2,"what":")";
@@ -593,24 +795,89 @@ TEST_CASE("read_journal skips a line longer than 16 MiB without buffering it who
     return line;
   };
 
-  Collected at_cap;
-  auto stats = read_journal(dir.write("cap", note + "\n" + line_of(kMaxJournalLine) + "\n" + note + "\n"), at_cap);
-  REQUIRE(stats.has_value());
-  CHECK(at_cap.problems.empty());
-  REQUIRE(at_cap.records.size() == 3);
-  CHECK(std::get<SupervisorNote>(at_cap.records[1]).what.size() == kMaxJournalLine - head.size() - 2);
+  for (unsigned threads : {1u, 3u}) {
+    CAPTURE(threads);
+    Collected at_cap;
+    auto stats = read_journal(dir.write("cap", note + "\n" + line_of(kMaxJournalLine) + "\n" + note + "\n"), at_cap,
+                              JournalReadOptions{threads});
+    REQUIRE(stats.has_value());
+    CHECK(at_cap.problems.empty());
+    REQUIRE(at_cap.records.size() == 3);
+    CHECK(std::get<SupervisorNote>(at_cap.records[1]).what.size() == kMaxJournalLine - head.size() - 2);
 
-  Collected over;
-  const std::string over_text =
-      note + "\n" + line_of(kMaxJournalLine + 1) + "\n" + note + "\n" + line_of(kMaxJournalLine + (5u << 20));
-  stats = read_journal(dir.write("over", over_text), over);
-  REQUIRE(stats.has_value());
-  CHECK(over.records.size() == 2);
-  REQUIRE(over.problems.size() == 2);
-  CHECK(over.problems[0] == std::pair<std::uint64_t, std::string>{2, "longer than 16 MiB, cut"});
-  CHECK(over.problems[1] == std::pair<std::uint64_t, std::string>{4, "longer than 16 MiB, cut"});
-  CHECK(stats->lines == 4);
-  CHECK(stats->problems == 2);
+    // Just over the limit (the reader holds it while looking for its end, and
+    // refuses it), far over it (the reader streams past it), and over it at
+    // the end of the file without a "\n"; good lines between them all read.
+    // The file starts with lines long enough for workers to pay.
+    Collected over;
+    const std::size_t far = kMaxJournalLine + (5u << 20);
+    const std::string lead = line_of(3000) + "\n" + line_of(3000) + "\n";
+    const std::string over_text = lead + note + "\n" + line_of(kMaxJournalLine + 1) + "\n" + note + "\n" +
+                                  line_of(far) + "\r\n" + note + "\n\n" + note + "\n" + line_of(far + 3);
+    stats = read_journal(dir.write("over", over_text), over, JournalReadOptions{threads});
+    REQUIRE(stats.has_value());
+    CHECK(over.records.size() == 6);
+    REQUIRE(over.problems.size() == 3);
+    CHECK(over.problems[0] == std::pair<std::uint64_t, std::string>{4, over_the_limit(kMaxJournalLine + 1)});
+    CHECK(over.problems[1] == std::pair<std::uint64_t, std::string>{6, over_the_limit(far + 1)});  // its "\r" counts
+    CHECK(over.problems[2] == std::pair<std::uint64_t, std::string>{10, over_the_limit(far + 3)});
+    CHECK(*stats == JournalReadStats{10, 6, 3, over_text.size()});
+  }
+}
+
+TEST_CASE("the chunker cuts at line ends, gives a last line its \"\\n\", and streams past long lines") {
+  TempDir dir;
+  std::mt19937_64 rng(11);
+  constexpr std::size_t kChunk = 64;
+  constexpr std::size_t kMaxLine = 100;
+  constexpr std::size_t kPadding = 16;
+  for (int round = 0; round < 200; ++round) {
+    // Lines of 0 to 400 bytes: within a chunk, longer than one, over the limit.
+    std::string text;
+    std::vector<std::string> expected;  // each line, or "<skipped N>"
+    const int lines = static_cast<int>(rng() % 30);
+    for (int i = 0; i < lines; ++i) {
+      const std::size_t size = rng() % 3 == 0 ? rng() % 400 : rng() % 40;
+      std::string line(size, static_cast<char>('a' + i % 26));
+      text += line;
+      const bool newline = i + 1 < lines || rng() % 2;
+      if (newline) text += "\n";
+      if (newline || size > 0) expected.push_back(size > kMaxLine ? "<skipped " + std::to_string(size) + ">" : line);
+    }
+    CAPTURE(text);
+    const fs::path file = dir.write("chunks", text);
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    REQUIRE(fd >= 0);
+    JournalChunker chunker(fd, kChunk, kMaxLine, kPadding);
+    std::vector<std::string> got;
+    while (auto chunk = chunker.next()) {
+      if (rng() % 4 == 0) chunker.set_chunk_bytes(kChunk / 4 + rng() % (kChunk * 3 / 4 + 1));  // as read_journal may
+      if (chunk->skipped_line_bytes > 0) {
+        CHECK(chunk->size == 0);
+        got.push_back("<skipped " + std::to_string(chunk->skipped_line_bytes) + ">");
+        continue;
+      }
+      REQUIRE(chunk->size > 0);
+      CHECK(chunk->capacity >= chunk->size + kPadding);
+      CHECK(chunk->text[chunk->size - 1] == '\n');
+      // Lines over the limit reach a chunk only while the chunker looked for
+      // their end: never more than a chunk past the limit.
+      CHECK(chunk->size <= kMaxLine + kChunk + 1);
+      std::string_view lines_text(chunk->text.get(), chunk->size - 1);
+      for (std::size_t start = 0;;) {
+        const std::size_t end = std::min(lines_text.find('\n', start), lines_text.size());
+        const std::string_view line = lines_text.substr(start, end - start);
+        got.push_back(line.size() > kMaxLine ? "<skipped " + std::to_string(line.size()) + ">" : std::string(line));
+        if (end == lines_text.size()) break;
+        start = end + 1;
+      }
+      chunker.recycle(std::move(*chunk));
+    }
+    ::close(fd);
+    CHECK(chunker.error() == 0);
+    CHECK(chunker.bytes_read() == text.size());
+    CHECK(got == expected);  // a file ending in "\n" has no empty line after it
+  }
 }
 
 TEST_CASE("read_journal refuses what is not a regular file, and never waits on a FIFO") {
