@@ -45,9 +45,9 @@ void extract_phase_at(const evidence::RunEvidence& run, const std::string& at, d
   }
 }
 
-// The exception a Python traceback ended with: the first line after the
-// last "Traceback (most recent call last):" that is not indented (the frames
-// and their code are), with the prefix the traceback line had removed
+// The exception a Python traceback ended with: the first line of the same
+// stream after the last "Traceback (most recent call last):" that is not
+// indented (the frames and their code are), with the prefix the traceback line had removed
 // (torchrun's "[rank0]: ", a logger's timestamp). Index into the tail.
 std::optional<std::size_t> last_exception_line(const std::vector<evidence::ConsoleLine>& tail, std::string& exception) {
   constexpr std::string_view kTraceback = "Traceback (most recent call last):";
@@ -57,6 +57,9 @@ std::optional<std::size_t> last_exception_line(const std::vector<evidence::Conso
     if (at == std::string_view::npos) continue;
     const std::string_view prefix = line.substr(0, at);
     for (std::size_t i = t + 1; i < tail.size(); ++i) {
+      // The other stream's lines interleave as they were relayed (a
+      // block-buffered stdout flushed at exit lands inside the traceback).
+      if (tail[i].stream != tail[t].stream) continue;
       std::string_view text = tail[i].text;
       if (text.substr(0, prefix.size()) == prefix) text.remove_prefix(prefix.size());
       if (text.empty() || text.front() == ' ' || text.front() == '\t') continue;

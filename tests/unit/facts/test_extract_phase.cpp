@@ -82,3 +82,26 @@ TEST_CASE("console facts: the last 60 lines of the tail, joined") {
   CHECK(tail.find("line 39\n") == std::string::npos);
   CHECK(value_of<std::int64_t>(facts, "console.lines") == 500);
 }
+
+TEST_CASE("console.exception: the line that ended the last traceback, on the traceback's own stream") {
+  auto run = run_started();
+  add_process(run, kJobPid, {"python", "train.py"}, 10.0, ExitStatus::exited(1));
+  end_run(run, 10.1, ExitStatus::exited(1));
+  auto line = [](char stream, std::string text) {
+    evidence::ConsoleLine l;
+    l.stream = stream;
+    l.text = std::move(text);
+    return l;
+  };
+  run.console.line_count = 7;
+  run.console.tail = {line('e', "[rank0]: Traceback (most recent call last):"),
+                      line('e', "[rank0]:   File \"train.py\", line 3, in <module>"),
+                      line('o', "training"),  // stdout, flushed at exit, relayed in between
+                      line('e', "[rank0]:     step()"),
+                      line('e', "[rank0]: RuntimeError: loss is NaN at step 3"),
+                      line('o', ""),
+                      line('o', "bye")};
+  const FactSet facts = extract_facts(document_of({run}));
+  CHECK(value_of<std::string>(facts, "console.exception") == "RuntimeError: loss is NaN at step 3");
+  CHECK(value_of<std::string>(facts, "console.last_line") == "bye");
+}
