@@ -22,7 +22,9 @@ namespace ftdiag::evidence {
 //      records, environment, configs, log files, checkpoints, crash records);
 //      processes that lived briefly and ended normally are summarised per
 //      command; the cgroup reading gains under_oom; console phases.
-inline constexpr int kSchemaVersion = 2;
+//   3  cgroup readings gain peak_reset (the kernel's peak is the job's own);
+//      run notes may carry a write_failure (the record is incomplete).
+inline constexpr int kSchemaVersion = 3;
 
 // One process of the job tree, kept whole: the job itself, every process
 // that died by a signal or failed, every one still running at the end, and

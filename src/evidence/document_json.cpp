@@ -30,6 +30,20 @@ json upgrade_from_v1(const json& v1) {
   return v2;
 }
 
+// Before version 3 a cgroup reading did not say whether its peak was reset
+// for the job: it may be an earlier job's (a reused cgroup).
+void say_peaks_not_reset(EvidenceDocument& document, int version) {
+  const Missing why{MissingReason::not_present,
+                    fmt::format("evidence schema version {} did not record whether the peak was reset for the job", version)};
+  for (auto& host : document.hosts) {
+    for (auto& run : host.runs) {
+      for (auto* reading : {&run.memory.cgroup_first, &run.memory.cgroup_last}) {
+        if (*reading && !(*reading)->peak_reset) (*reading)->peak_reset = why;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 json document_to_json(const EvidenceDocument& document) { return write_json(document); }
@@ -44,6 +58,7 @@ Fact<EvidenceDocument> document_from_json(const json& j) {
     }
     EvidenceDocument document;
     read_json(version == 1 ? upgrade_from_v1(j) : j, document);
+    if (version < 3) say_peaks_not_reset(document, version);
     document.schema_version = kSchemaVersion;
     return document;
   } catch (const std::exception& e) {

@@ -23,8 +23,10 @@ using model::Bytes;
 
 // The journal's format, written in its first record. 1: journals written
 // before the field existed (they lack it); 2: adds journal_format itself and
-// the cgroup's under_oom. Readers accept every format up to this one.
-inline constexpr int kJournalFormat = 2;
+// the cgroup's under_oom; 3: cgroup readings say whether their peak was reset
+// for the job (peak_reset), notes may carry a write_failure. Readers accept
+// every format up to this one.
+inline constexpr int kJournalFormat = 3;
 
 // First line of every journal: who ran what, where, and how it was watched.
 struct RunStarted {

@@ -10,7 +10,7 @@
 namespace ftdiag::report {
 
 // Bumped on any incompatible change of the report's JSON form.
-inline constexpr int kReportSchemaVersion = 1;
+inline constexpr int kReportSchemaVersion = 2;  // 2: verdict.notes, findings[].refined_by
 
 nlohmann::json report_to_json(const evidence::EvidenceDocument& document, const rules::Judgement& judgement);
 

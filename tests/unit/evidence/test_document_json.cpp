@@ -132,3 +132,21 @@ TEST_CASE("documents of another schema version or shape are refused clearly") {
   CHECK(wrong_type.missing().detail.find("directory") != std::string::npos);
   CHECK_FALSE(document_from_json(nlohmann::json::array()).has_value());
 }
+
+TEST_CASE("a schema version 2 document still loads; whether its cgroup peaks were reset is missing, naming the version") {
+  auto v2 = load_fixture("schema-v2.json");
+  REQUIRE(v2["schema_version"] == 2);
+  auto document = document_from_json(v2);
+  REQUIRE_MESSAGE(document.has_value(), document.missing().detail);
+  CHECK(document->schema_version == kSchemaVersion);
+  REQUIRE(document->hosts.size() == 1);
+  const auto& run = document->hosts[0].runs.at(0);
+  CHECK(run.started.journal_format == 2);
+  REQUIRE(run.memory.cgroup_last);
+  REQUIRE_FALSE(run.memory.cgroup_last->peak_reset.has_value());
+  CHECK(run.memory.cgroup_last->peak_reset.missing().detail.find("schema version 2") != std::string::npos);
+  // It reads back what it writes, as version 3.
+  auto again = document_from_json(document_to_json(document.value()));
+  REQUIRE(again.has_value());
+  CHECK(again.value() == document.value());
+}
