@@ -1,27 +1,16 @@
 #include "supervise/fork_safety.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
-#include <cstdlib>
-#include <string_view>
-
 #include <fmt/format.h>
+
+#include "collect/proc_status.h"
 
 namespace ftdiag::supervise {
 
 int count_own_threads() {
-  int fd = ::open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  char buffer[4096];
-  ssize_t n = ::read(fd, buffer, sizeof buffer - 1);
-  ::close(fd);
-  if (n <= 0) return -1;
-  buffer[n] = '\0';
-  const std::string_view status(buffer, static_cast<std::size_t>(n));
-  const auto at = status.find("\nThreads:");
-  if (at == std::string_view::npos) return -1;
-  return static_cast<int>(std::strtol(buffer + at + 9, nullptr, 10));
+  auto status = collect::read_proc_status(collect::SystemRoots{}, static_cast<int>(::getpid()));
+  return status && status->threads ? *status->threads : -1;
 }
 
 std::optional<std::string> unsafe_to_fork() {

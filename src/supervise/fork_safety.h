@@ -10,7 +10,7 @@
 
 namespace ftdiag::supervise {
 
-// How many threads this process has (/proc/self/status "Threads:"), or -1
+// How many threads this process has (/proc/PID/status "Threads:"), or -1
 // when it cannot be read.
 int count_own_threads();
 

@@ -175,4 +175,12 @@ MemoryCgroupSandbox::~MemoryCgroupSandbox() {
   wait_until([&] { return ::rmdir(directory_.c_str()) == 0 || errno == ENOENT; }, 10);
 }
 
+std::variant<std::unique_ptr<MemoryCgroupSandbox>, std::string> MemoryCgroupSandbox::create_any(std::uint64_t limit) {
+  auto v2 = create_v2(limit);
+  if (std::holds_alternative<std::unique_ptr<MemoryCgroupSandbox>>(v2)) return v2;
+  auto v1 = create_v1(limit);
+  if (std::holds_alternative<std::unique_ptr<MemoryCgroupSandbox>>(v1)) return v1;
+  return "no memory cgroup can be created here: " + std::get<std::string>(v1) + "; " + std::get<std::string>(v2);
+}
+
 }  // namespace ftdiag::itest

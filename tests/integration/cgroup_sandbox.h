@@ -21,6 +21,8 @@ class MemoryCgroupSandbox {
   // that offers the memory controller: a child of the test's own cgroup when
   // that one delegates memory (or can be made to), else a sibling of it.
   static std::variant<std::unique_ptr<MemoryCgroupSandbox>, std::string> create_v2(std::uint64_t limit_bytes);
+  // Whichever version this host offers (v2 first); the text says why neither.
+  static std::variant<std::unique_ptr<MemoryCgroupSandbox>, std::string> create_any(std::uint64_t limit_bytes);
 
   ~MemoryCgroupSandbox();
   MemoryCgroupSandbox(const MemoryCgroupSandbox&) = delete;

@@ -18,15 +18,6 @@
 namespace ftdiag::itest {
 namespace {
 
-std::unique_ptr<MemoryCgroupSandbox> any_memory_cgroup(std::string& why_not) {
-  auto v2 = MemoryCgroupSandbox::create_v2(kOomTestLimit);
-  if (auto* made = std::get_if<std::unique_ptr<MemoryCgroupSandbox>>(&v2)) return std::move(*made);
-  auto v1 = MemoryCgroupSandbox::create_v1(kOomTestLimit);
-  if (auto* made = std::get_if<std::unique_ptr<MemoryCgroupSandbox>>(&v1)) return std::move(*made);
-  why_not = "no memory cgroup can be created here: " + std::get<std::string>(v1) + "; " + std::get<std::string>(v2);
-  return nullptr;
-}
-
 bool namespaces_available() {
   return run(Launch{{"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "/bin/true"}}, 10).exited_with(0);
 }
@@ -58,9 +49,9 @@ void check_inferred_oom(const fs::path& job_dir) {
 
 TEST_CASE("inferred oom: a worker OOM-killed inside a pid namespace (no netlink) is container-oom, inferred") {
   if (!namespaces_available()) FTDIAG_SKIP("cannot create a pid namespace here (needs root or user namespaces)");
-  std::string why_not;
-  auto cgroup = any_memory_cgroup(why_not);
-  if (!cgroup) FTDIAG_SKIP(why_not);
+  auto made = MemoryCgroupSandbox::create_any(kOomTestLimit);
+  if (auto* why_not = std::get_if<std::string>(&made)) FTDIAG_SKIP(*why_not);
+  const auto& cgroup = std::get<std::unique_ptr<MemoryCgroupSandbox>>(made);
   TempDir tmp;
   std::vector<std::string> argv = {"/usr/bin/unshare", "--pid", "--fork", "--mount-proc"};
   for (const auto& a : ftdiag_run(tmp / "job", launcher_with_allocating_worker())) argv.push_back(a);
@@ -73,9 +64,9 @@ TEST_CASE("inferred oom: a worker OOM-killed inside a pid namespace (no netlink)
 }
 
 TEST_CASE("inferred oom: the same with --no-netlink, outside any namespace") {
-  std::string why_not;
-  auto cgroup = any_memory_cgroup(why_not);
-  if (!cgroup) FTDIAG_SKIP(why_not);
+  auto made = MemoryCgroupSandbox::create_any(kOomTestLimit);
+  if (auto* why_not = std::get_if<std::string>(&made)) FTDIAG_SKIP(*why_not);
+  const auto& cgroup = std::get<std::unique_ptr<MemoryCgroupSandbox>>(made);
   TempDir tmp;
   Launch launch{ftdiag_run(tmp / "job", launcher_with_allocating_worker(), {"--no-netlink"})};
   launch.cgroup_procs = cgroup->procs_file();

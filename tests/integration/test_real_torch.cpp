@@ -18,20 +18,10 @@ constexpr const char* kPython = "/usr/bin/python3";
 
 bool torch_available() { return run(Launch{{kPython, "-c", "import torch"}}, 60).exited_with(0); }
 
-std::unique_ptr<MemoryCgroupSandbox> memory_cgroup(std::uint64_t limit, std::string& why_not) {
-  auto v2 = MemoryCgroupSandbox::create_v2(limit);
-  if (auto* made = std::get_if<std::unique_ptr<MemoryCgroupSandbox>>(&v2)) return std::move(*made);
-  auto v1 = MemoryCgroupSandbox::create_v1(limit);
-  if (auto* made = std::get_if<std::unique_ptr<MemoryCgroupSandbox>>(&v1)) return std::move(*made);
-  why_not = "no memory cgroup can be created here: " + std::get<std::string>(v1) + "; " + std::get<std::string>(v2);
-  return nullptr;
-}
-
 }  // namespace
 
 TEST_CASE("real torch: a ZeRO-2-like save gathering full CPU copies on every rank is host-oom-checkpoint-save") {
   if (!torch_available()) FTDIAG_SKIP("python3-torch is not installed (scripts/install-deps.sh installs it)");
-  std::string why_not;
   // Training takes about 1.0-1.1 GiB in this cgroup, the first save 0.4 GiB
   // more; ftdiag is in the cgroup too, and sanitized it needs ~100 MiB more.
 #ifdef FTDIAG_SANITIZED
@@ -39,8 +29,9 @@ TEST_CASE("real torch: a ZeRO-2-like save gathering full CPU copies on every ran
 #else
   constexpr std::uint64_t kLimit = 1250ull << 20;
 #endif
-  auto cgroup = memory_cgroup(kLimit, why_not);
-  if (!cgroup) FTDIAG_SKIP(why_not);
+  auto made = MemoryCgroupSandbox::create_any(kLimit);
+  if (auto* why_not = std::get_if<std::string>(&made)) FTDIAG_SKIP(*why_not);
+  const auto& cgroup = std::get<std::unique_ptr<MemoryCgroupSandbox>>(made);
   TempDir tmp;
   const std::string train = std::string(FTDIAG_SOURCE_DIR) + "/examples/torch-checkpoint-oom/train.py";
   Launch launch{ftdiag_run(tmp / "job", {kPython, train, "--steps", "8", "--save-every", "4", "--out", (tmp / "out").string()})};
