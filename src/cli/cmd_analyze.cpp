@@ -1,4 +1,8 @@
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -21,6 +25,8 @@ struct AnalyzeArguments {
   std::vector<std::string> paths;
   std::string format = "text";
   std::vector<std::string> rule_dirs;
+  std::vector<std::string> kernel_logs;
+  bool no_host_logs = false;
 };
 
 int exit_code_for(const Missing& missing) {
@@ -42,7 +48,16 @@ std::string run_location(const std::vector<std::string>& paths, const evidence::
 int analyze(const AnalyzeArguments& args) {
   auto rules = load_rule_set(args.rule_dirs);
   if (!rules) return kExitRulesInvalid;
-  auto document = collect_evidence({args.paths.begin(), args.paths.end()});
+  for (const auto& file : args.kernel_logs) {
+    if (::access(file.c_str(), R_OK) != 0) {
+      const int error = errno;
+      std::fprintf(stderr, "ftdiag analyze: cannot read the kernel log %s: %s\n", file.c_str(), std::strerror(error));
+      return error == ENOENT ? kExitInputNotFound : kExitInputUnreadable;
+    }
+  }
+  auto document = collect_evidence({args.paths.begin(), args.paths.end()},
+                                   EvidenceSources{.kernel_logs = {args.kernel_logs.begin(), args.kernel_logs.end()},
+                                                   .read_this_host = !args.no_host_logs});
   if (!document) {
     std::fprintf(stderr, "ftdiag analyze: %s\n", document.missing().detail.c_str());
     return exit_code_for(document.missing());
@@ -70,10 +85,14 @@ int analyze(const AnalyzeArguments& args) {
 
 Action add_analyze_command(CLI::App& app) {
   auto args = std::make_shared<AnalyzeArguments>();
-  CLI::App* cmd = app.add_subcommand("analyze", "Post-mortem of a job directory written by `ftdiag run`");
+  CLI::App* cmd = app.add_subcommand("analyze", "Post-mortem of a job directory written by `ftdiag run`, or of kernel logs");
   cmd->add_option("path", args->paths, "Job directory, one run folder in it, or several such paths")->required();
   cmd->add_option("--format", args->format, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--rules", args->rule_dirs, "A directory (or file) of extra rules; repeatable");
+  cmd->add_option("--kernel-log", args->kernel_logs,
+                  "The kernel log of the job's node (dmesg, journalctl -k or kern.log output), for a post-mortem on another machine; repeatable");
+  cmd->add_flag("--no-host-logs", args->no_host_logs,
+                "Do not read this machine's kernel log (/dev/kmsg, journalctl, /var/log) for runs recorded here");
   return [args] { return analyze(*args); };
 }
 

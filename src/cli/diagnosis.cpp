@@ -22,10 +22,13 @@ Fact<evidence::PhaseTable> load_phase_table() {
   return evidence::PhaseTable::load(rules::builtin_rules_directory() / "phases.json");
 }
 
-Fact<evidence::EvidenceDocument> collect_evidence(const std::vector<std::filesystem::path>& paths) {
+Fact<evidence::EvidenceDocument> collect_evidence(const std::vector<std::filesystem::path>& paths,
+                                                  const EvidenceSources& sources) {
   auto phases = load_phase_table();
   if (!phases) std::fprintf(stderr, "ftdiag: training phases unknown: %s\n", phases.missing().detail.c_str());
-  collectors::CollectContext context{.phases = phases ? &phases.value() : nullptr};
+  collectors::CollectContext context{.phases = phases ? &phases.value() : nullptr,
+                                     .kernel_logs = sources.kernel_logs,
+                                     .read_this_host = sources.read_this_host};
   return collectors::collect_post_mortem(paths, context, collectors::post_mortem_collectors());
 }
 

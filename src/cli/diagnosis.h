@@ -26,7 +26,14 @@ Fact<evidence::PhaseTable> load_phase_table();
 
 // Runs every post-mortem collector that recognises something under the
 // paths, with phase recognition. Missing as collectors::collect_post_mortem.
-Fact<evidence::EvidenceDocument> collect_evidence(const std::vector<std::filesystem::path>& paths);
+// Sources besides the paths: kernel logs named by the user, and whether this
+// host's own kernel log may be read for runs recorded here.
+struct EvidenceSources {
+  std::vector<std::filesystem::path> kernel_logs;
+  bool read_this_host = true;
+};
+Fact<evidence::EvidenceDocument> collect_evidence(const std::vector<std::filesystem::path>& paths,
+                                                  const EvidenceSources& sources = {});
 
 rules::Judgement judge_document(const evidence::EvidenceDocument& document, const rules::RuleSet& rules);
 

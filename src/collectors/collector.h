@@ -24,6 +24,11 @@ enum class Mode { live, post_mortem, both };
 // What every collector may use, shared by one collection.
 struct CollectContext {
   const evidence::PhaseTable* phases = nullptr;  // training-phase patterns; null: phases stay unknown
+  // Kernel logs named by the user (--kernel-log): read whatever PATH holds.
+  std::vector<std::filesystem::path> kernel_logs;
+  // Read this host's own kernel log (/dev/kmsg, journalctl, /var/log) for
+  // runs recorded here; off for fixtures and tests of other machines' records.
+  bool read_this_host = true;
 };
 
 class Collector {

@@ -1,12 +1,16 @@
 #include "collectors/registry.h"
 
 #include "collectors/journal_collector.h"
+#include "collectors/kernel_log_collector.h"
 
 namespace ftdiag::collectors {
 
 const std::vector<const Collector*>& all_collectors() {
   static const JournalCollector journal;
-  static const std::vector<const Collector*> list{&journal};
+  // The kernel log's reader places its records by the runs' times: after
+  // the journal.
+  static const KernelLogCollector kernel_log;
+  static const std::vector<const Collector*> list{&journal, &kernel_log};
   return list;
 }
 

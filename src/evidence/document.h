@@ -24,7 +24,10 @@ namespace ftdiag::evidence {
 //      command; the cgroup reading gains under_oom; console phases.
 //   3  cgroup readings gain peak_reset (the kernel's peak is the job's own);
 //      run notes may carry a write_failure (the record is incomplete).
-inline constexpr int kSchemaVersion = 3;
+//   4  a run carries the kernel log read live over its time (kernel), the
+//      signals sent to its processes with their senders (signals) and those
+//      ftdiag received (received_signals); the run record has boot_time.
+inline constexpr int kSchemaVersion = 4;
 
 // One process of the job tree, kept whole: the job itself, every process
 // that died by a signal or failed, every one still running at the end, and
@@ -112,22 +115,6 @@ struct ProcessSummary {
   bool operator==(const ProcessSummary&) const = default;
 };
 
-struct RunEvidence {
-  std::string directory;
-  RunStarted started;
-  std::optional<RunEnded> ended;  // absent when ftdiag itself was killed
-  Fact<ExitStatus> job_status = Missing{};
-  std::vector<ProcessEvidence> processes;       // kept whole, in order of first sight
-  std::vector<ProcessSummary> process_summary;  // the rest, per command
-  MemoryWatermarks memory;
-  std::vector<TimelinePoint> timeline;
-  ConsoleEvidence console;
-  std::vector<SupervisorNote> notes;
-  std::vector<std::string> journal_problems;  // lines that could not be read, and why
-
-  bool operator==(const RunEvidence&) const = default;
-};
-
 // Where a piece of evidence came from: a file and line, a journal, or the
 // command that produced it.
 struct Provenance {
@@ -168,6 +155,28 @@ struct KernelLogEvidence {
   std::optional<double> boot_time;  // wall clock of boot, to place monotonic stamps
 
   bool operator==(const KernelLogEvidence&) const = default;
+};
+
+struct RunEvidence {
+  std::string directory;
+  RunStarted started;
+  std::optional<RunEnded> ended;  // absent when ftdiag itself was killed
+  Fact<ExitStatus> job_status = Missing{};
+  std::vector<ProcessEvidence> processes;       // kept whole, in order of first sight
+  std::vector<ProcessSummary> process_summary;  // the rest, per command
+  MemoryWatermarks memory;
+  std::vector<TimelinePoint> timeline;
+  ConsoleEvidence console;
+  std::vector<SupervisorNote> notes;
+  std::vector<std::string> journal_problems;  // lines that could not be read, and why
+  // The kernel's log over the run as ftdiag read it live (/dev/kmsg): the
+  // events recognised in it (OOM kills, faults, Xids). Missing with the
+  // reason when it could not be read.
+  Fact<KernelLogEvidence> kernel = Missing{MissingReason::not_present, "the run did not read the kernel log"};
+  std::vector<SignalSent> signals;               // to the job's processes, with senders (as root)
+  std::vector<SignalReceived> received_signals;  // by ftdiag itself, with senders
+
+  bool operator==(const RunEvidence&) const = default;
 };
 
 // A log file that was not written by ftdiag (a launcher's or trainer's

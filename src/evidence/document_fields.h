@@ -90,7 +90,10 @@ struct Fields<RunEvidence> {
       field("timeline", &T::timeline),
       field("console", &T::console),
       field("notes", &T::notes),
-      field("journal_problems", &T::journal_problems)};
+      field("journal_problems", &T::journal_problems),
+      field("kernel", &T::kernel),
+      field("signals", &T::signals),
+      field("received_signals", &T::received_signals)};
   static void add_derived(const T& run, nlohmann::json& j) { j["complete"] = run.ended.has_value(); }
 };
 

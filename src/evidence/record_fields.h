@@ -62,7 +62,8 @@ struct Fields<RunStarted> {
       field("job_pid", &T::job_pid),
       field("sample_interval_s", &T::sample_interval_s),
       field("pseudo_terminal", &T::pseudo_terminal),
-      field("mechanisms", &T::mechanisms)};
+      field("mechanisms", &T::mechanisms),
+      field("boot_time", &T::boot_time)};
 };
 
 template <>
@@ -111,6 +112,32 @@ struct Fields<RunEnded> {
                                           field("job_status", &T::job_status, required)};
 };
 
+template <>
+struct Fields<KernelLogged> {
+  using T = KernelLogged;
+  static constexpr auto list = std::tuple{field("time", &T::time, required), field("record", &T::record, required)};
+};
+
+template <>
+struct Fields<SignalSent> {
+  using T = SignalSent;
+  static constexpr auto list = std::tuple{
+      field("time", &T::time, required),     field("signal", &T::signal, required),
+      field("target_pid", &T::target_pid, required), field("target_comm", &T::target_comm),
+      field("sender_pid", &T::sender_pid),   field("sender_comm", &T::sender_comm),
+      field("code", &T::code),               field("result", &T::result)};
+};
+
+template <>
+struct Fields<SignalReceived> {
+  using T = SignalReceived;
+  static constexpr auto list = std::tuple{
+      field("time", &T::time, required),   field("signal", &T::signal, required),
+      field("sender_pid", &T::sender_pid), field("sender_uid", &T::sender_uid),
+      field("code", &T::code),             field("sender_comm", &T::sender_comm),
+      field("sender_command", &T::sender_command), field("forwarded", &T::forwarded)};
+};
+
 // The "type" each record carries on its journal line.
 template <class Record>
 constexpr std::string_view record_type();
@@ -120,5 +147,8 @@ template <> constexpr std::string_view record_type<ProcessDied>() { return "deat
 template <> constexpr std::string_view record_type<MemorySample>() { return "sample"; }
 template <> constexpr std::string_view record_type<SupervisorNote>() { return "note"; }
 template <> constexpr std::string_view record_type<RunEnded>() { return "end"; }
+template <> constexpr std::string_view record_type<KernelLogged>() { return "kernel"; }
+template <> constexpr std::string_view record_type<SignalSent>() { return "signal"; }
+template <> constexpr std::string_view record_type<SignalReceived>() { return "received"; }
 
 }  // namespace ftdiag::evidence

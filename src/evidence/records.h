@@ -25,8 +25,10 @@ using model::Bytes;
 // before the field existed (they lack it); 2: adds journal_format itself and
 // the cgroup's under_oom; 3: cgroup readings say whether their peak was reset
 // for the job (peak_reset), notes may carry a write_failure. Readers accept
-// every format up to this one.
-inline constexpr int kJournalFormat = 3;
+// every format up to this one. 4: the run records the boot time, the kernel
+// log lines of the run (kernel), signals sent to the job's processes
+// (signal) and signals ftdiag received, with their senders (received).
+inline constexpr int kJournalFormat = 4;
 
 // First line of every journal: who ran what, where, and how it was watched.
 struct RunStarted {
@@ -44,6 +46,9 @@ struct RunStarted {
   // Which ways of seeing the process tree worked: "netlink", "subreaper",
   // "proc-scan". A mechanism that failed is recorded with its reason.
   std::map<std::string, Fact<bool>> mechanisms;
+  // Wall clock of the machine's boot (CLOCK_REALTIME - CLOCK_MONOTONIC at
+  // the start): places the kernel log's and the tracer's monotonic stamps.
+  std::optional<double> boot_time;
 
   bool operator==(const RunStarted&) const = default;
 };
@@ -112,6 +117,46 @@ struct SupervisorNote {
   bool operator==(const SupervisorNote&) const = default;
 };
 
+// A record of the kernel's log, read from /dev/kmsg while the job ran, kept
+// as the kernel wrote it ("prio,seq,usec,flags;message", escapes and all):
+// the run builder parses it (parse/kernel_log.h), so a better parser later
+// reads old journals better too.
+struct KernelLogged {
+  double time = 0;     // when ftdiag read it
+  std::string record;
+
+  bool operator==(const KernelLogged&) const = default;
+};
+
+// A signal sent to a process of the job (or to ftdiag), seen by the kernel's
+// signal_generate tracepoint as it was generated: who sent it to whom.
+struct SignalSent {
+  double time = 0;
+  int signal = 0;
+  int target_pid = 0;
+  std::string target_comm;
+  int sender_pid = 0;       // the task that was running: for SI_KERNEL, the one that faulted or allocated
+  std::string sender_comm;
+  int code = 0;             // si_code: 0 SI_USER (kill), 0x80 SI_KERNEL (the OOM killer, a fault), -6 SI_TKILL
+  int result = 0;           // 0 delivered, 1 ignored, 2 already pending, 3 overflow, 4 lost info
+
+  bool operator==(const SignalSent&) const = default;
+};
+
+// A signal ftdiag itself received, with its sender as signalfd tells it.
+struct SignalReceived {
+  double time = 0;
+  int signal = 0;
+  int sender_pid = 0;      // 0: the kernel, or a sender in another pid namespace
+  int sender_uid = 0;
+  int code = 0;            // si_code: 0 SI_USER, 0x80 SI_KERNEL, -6 SI_TKILL
+  std::string sender_comm;     // read from /proc when the signal arrived; empty when gone
+  std::string sender_command;  // its command line, cut at 500 bytes
+  bool forwarded = false;  // passed on to the job
+
+  bool operator==(const SignalReceived&) const = default;
+};
+
 // Last line of a complete journal. Absent when ftdiag itself was killed.
 struct RunEnded {
   double time = 0;
@@ -121,6 +166,6 @@ struct RunEnded {
 };
 
 using JournalRecord = std::variant<RunStarted, ProcessSeen, ProcessDied, MemorySample,
-                                   SupervisorNote, RunEnded>;
+                                   SupervisorNote, RunEnded, KernelLogged, SignalSent, SignalReceived>;
 
 }  // namespace ftdiag::evidence

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "evidence/kernel_events.h"
 #include "evidence/timeline.h"
 
 namespace ftdiag::evidence {
@@ -47,6 +48,51 @@ void RunBuilder::on(const SupervisorNote& n) {
   } else {
     ++notes_left_out_;
   }
+}
+
+void RunBuilder::on(const KernelLogged& k) {
+  if (kernel_records_.size() < kMaxKernelRecords) {
+    kernel_records_.push_back(k);
+  } else {
+    ++kernel_records_left_out_;
+  }
+}
+
+void RunBuilder::on(const SignalSent& s) {
+  if (run_.signals.size() < kMaxSignalRecords) {
+    run_.signals.push_back(s);
+  } else {
+    ++signals_left_out_;
+  }
+}
+
+void RunBuilder::on(const SignalReceived& s) {
+  if (run_.received_signals.size() < kMaxSignalRecords) run_.received_signals.push_back(s);
+}
+
+// The kernel log of the run: what the run's reader recorded, or why it
+// could not read it (its mechanism), or that the journal predates it.
+void RunBuilder::finish_kernel_log() {
+  const auto& mechanisms = run_.started.mechanisms;
+  auto it = mechanisms.find("kernel-log");
+  if (it == mechanisms.end()) {
+    run_.kernel = Missing{MissingReason::not_present,
+                          fmt::format("journal format {} did not read the kernel log", run_.started.journal_format.value_or(1))};
+    return;
+  }
+  if (!it->second) {
+    run_.kernel = it->second.missing();
+    return;
+  }
+  auto kernel = kernel_evidence_from_records(kernel_records_, run_.started.boot_time);
+  if (kernel_records_left_out_) {
+    kernel.records.push_back(LogEvent{.kind = "kernel-records-left-out",
+                                      .time = kernel_records_.empty() ? std::nullopt : std::optional(kernel_records_.back().time),
+                                      .from = kernel.from,
+                                      .text = fmt::format("{} more kernel record(s) left out", kernel_records_left_out_)});
+  }
+  run_.kernel = std::move(kernel);
+  kernel_records_.clear();
 }
 
 ProcessEvidence* RunBuilder::find_process(int pid) {
@@ -268,6 +314,10 @@ RunEvidence RunBuilder::finish(std::string directory) && {
     }
   }
   if (notes_left_out_) run_.notes.push_back({run_.notes.back().time, fmt::format("{} more note(s) left out", notes_left_out_)});
+  if (signals_left_out_) {
+    run_.notes.push_back({run_.signals.back().time, fmt::format("{} more signal record(s) left out", signals_left_out_)});
+  }
+  finish_kernel_log();
   if (problems_left_out_) run_.journal_problems.push_back(fmt::format("{} more damaged line(s) left out", problems_left_out_));
   run_.timeline = downsample_timeline(std::move(run_.timeline), kTimelineMaxPoints, kTimelineFullResolutionTail);
   return std::move(run_);

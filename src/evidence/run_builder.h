@@ -32,6 +32,7 @@ inline constexpr std::size_t kMaxKeptProcesses = 20000;
 inline constexpr std::size_t kMaxSummaryCommands = 1000;
 inline constexpr std::size_t kMaxNotes = 1000;
 inline constexpr std::size_t kMaxJournalProblems = 100;
+inline constexpr std::size_t kMaxSignalRecords = 10000;
 
 class RunBuilder {
  public:
@@ -53,6 +54,10 @@ class RunBuilder {
   void on(const MemorySample& s);
   void on(const SupervisorNote& n);
   void on(const RunEnded& e) { run_.ended = e; }
+  void on(const KernelLogged& k);
+  void on(const SignalSent& s);
+  void on(const SignalReceived& s);
+  void finish_kernel_log();
   ProcessEvidence* find_process(int pid);
   ProcessEvidence& live_process(int pid, double time);
   void retire(int pid);
@@ -79,6 +84,9 @@ class RunBuilder {
   std::unordered_map<int, Bytes> last_rss_;
   Bytes job_rss_ = 0;
   std::uint64_t notes_left_out_ = 0;
+  std::vector<KernelLogged> kernel_records_;  // parsed at finish: a report spans many records
+  std::uint64_t kernel_records_left_out_ = 0;
+  std::uint64_t signals_left_out_ = 0;
   std::uint64_t problems_left_out_ = 0;
 };
 

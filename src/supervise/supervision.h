@@ -4,6 +4,7 @@
 #pragma once
 
 #include <signal.h>
+#include <sys/signalfd.h>
 
 #include <memory>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "evidence/journal_writer.h"
 #include "evidence/run_builder.h"
 #include "supervise/inherited_signals.h"
+#include "supervise/kernel_log_reader.h"
 #include "supervise/memory_sampler.h"
 #include "supervise/output_relay.h"
 #include "supervise/proc_connector.h"
@@ -27,7 +29,7 @@
 namespace ftdiag::supervise {
 
 // What woke the event loop (epoll_event.data).
-enum EventSource : std::uint64_t { kSignals = 1, kTimer, kNetlink, kRelayOut, kRelayErr, kStdin };
+enum EventSource : std::uint64_t { kSignals = 1, kTimer, kNetlink, kRelayOut, kRelayErr, kStdin, kKernelLog, kSignalTrace };
 
 // Single-threaded apart from the journal syncer: every handler runs on the
 // epoll loop.
@@ -61,7 +63,9 @@ class Supervision {
   void report_loss(const std::string& what);
   bool add_to_epoll(int fd, EventSource source);
   void on_signals();
-  void forward(int signal, int si_code);
+  bool forward(int signal, int si_code);
+  void record_received(const signalfd_siginfo& info, bool forwarded);
+  void on_kernel_log();
   void on_child_exits();
   void on_tick();
   void on_netlink();
@@ -89,6 +93,9 @@ class Supervision {
   std::unique_ptr<evidence::BackgroundSync> syncer_;  // started once the job is forked
 
   std::optional<ProcConnector> netlink_;
+  std::optional<KernelLogReader> kernel_log_;
+  std::uint64_t kernel_records_ = 0;
+  std::uint64_t kernel_records_lost_ = 0;
   bool netlink_lost_events_ = false;
   UniqueFd epoll_;
   UniqueFd signal_fd_;

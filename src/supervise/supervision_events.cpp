@@ -16,8 +16,11 @@
 #include <system_error>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "base/clock.h"
+#include "collect/proc_cmdline.h"
+#include "collect/proc_stat.h"
 #include "supervise/job_identity.h"
 #include "supervise/signal_policy.h"
 #include "supervise/spawn.h"
@@ -35,6 +38,23 @@ constexpr int kScanEveryTicksWithNetlink = 20;
 constexpr int kRelocateCgroupEveryTicks = 10;
 constexpr int kSyncEveryTicks = 10;
 constexpr double kMinSecondsBetweenDeathSamples = 0.1;
+// Kernel records journaled per run: past this a flooding host log is noted,
+// not recorded.
+constexpr std::uint64_t kMaxKernelRecordsPerRun = 100000;
+constexpr std::size_t kMaxSenderCommand = 500;
+
+std::string read_comm(const collect::SystemRoots& roots, int pid) {
+  auto stat = collect::read_proc_stat(roots, pid);
+  return stat ? stat->comm : std::string();
+}
+
+std::string read_command_line(const collect::SystemRoots& roots, int pid) {
+  auto argv = collect::read_proc_cmdline(roots, pid);
+  if (!argv) return {};
+  std::string text = fmt::format("{}", fmt::join(argv.value(), " "));
+  if (text.size() > kMaxSenderCommand) text.resize(kMaxSenderCommand);
+  return text;
+}
 // After the job's end, its last output is logged before the verdict: the
 // loop goes on until the relays have read their pipes to the end and written
 // it out, or no output came for kQuietSeconds (a daemon the job left holds the
@@ -105,15 +125,48 @@ void Supervision::on_signals() {
     } else if (sig == SIGWINCH) {
       if (pty_) copy_window_size(STDOUT_FILENO, pty_->master.get());
     } else {
-      forward(sig, info.ssi_code);
+      record_received(info, forward(sig, info.ssi_code));
     }
   }
 }
 
-void Supervision::forward(int sig, int si_code) {
-  if (job_status_ || !should_forward(sig, si_code, /*job_shares_our_terminal_group=*/!pty_)) return;
+bool Supervision::forward(int sig, int si_code) {
+  if (job_status_ || !should_forward(sig, si_code, /*job_shares_our_terminal_group=*/!pty_)) return false;
   ::kill(job_pid_, sig);
   journal_.append(evidence::SupervisorNote{wall_clock_now(), fmt::format("forwarded {} to the job", evidence::signal_name(sig))});
+  return true;
+}
+
+// Who sent ftdiag a signal, read at once: the sender may be gone in a moment
+// (a scheduler's kill command), and ftdiag itself may be next. Synced at
+// once, since a SIGKILL to ftdiag can follow the grace period.
+void Supervision::record_received(const signalfd_siginfo& info, bool forwarded) {
+  evidence::SignalReceived received{.time = wall_clock_now(),
+                                    .signal = static_cast<int>(info.ssi_signo),
+                                    .sender_pid = static_cast<int>(info.ssi_pid),
+                                    .sender_uid = static_cast<int>(info.ssi_uid),
+                                    .code = info.ssi_code,
+                                    .forwarded = forwarded};
+  if (received.sender_pid > 0) {
+    received.sender_comm = read_comm(options_.roots, received.sender_pid);
+    received.sender_command = read_command_line(options_.roots, received.sender_pid);
+  }
+  journal_.append_durable(received);
+}
+
+void Supervision::on_kernel_log() {
+  const double now = wall_clock_now();
+  const std::uint64_t lost = kernel_log_->drain([&](std::string_view record) {
+    if (kernel_records_++ < kMaxKernelRecordsPerRun) journal_.append(evidence::KernelLogged{now, std::string(record)});
+  });
+  if (kernel_records_ > kMaxKernelRecordsPerRun && kernel_records_ - 1 == kMaxKernelRecordsPerRun) {
+    journal_.append(evidence::SupervisorNote{now, fmt::format("the kernel logged over {} records during the run: the rest are not recorded",
+                                                              kMaxKernelRecordsPerRun)});
+  }
+  if (lost) {
+    kernel_records_lost_ += lost;
+    journal_.append(evidence::SupervisorNote{now, fmt::format("{} kernel log record(s) were overwritten before they could be read", lost)});
+  }
 }
 
 void Supervision::on_netlink() {
@@ -266,6 +319,7 @@ void Supervision::event_loop() {
         case kRelayOut: out_relay_->pump(console_, now); break;
         case kRelayErr: err_relay_->pump(console_, now); break;
         case kStdin: on_stdin(); break;
+        case kKernelLog: on_kernel_log(); break;
         default: break;
       }
     }

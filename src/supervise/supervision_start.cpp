@@ -48,6 +48,12 @@ void Supervision::prepare_mechanisms() {
     mechanisms.emplace("netlink", connector.missing());
   }
   mechanisms.emplace("proc-scan", true);
+  if (auto reader = KernelLogReader::open()) {
+    kernel_log_.emplace(std::move(reader).value());
+    mechanisms.emplace("kernel-log", true);
+  } else {
+    mechanisms.emplace("kernel-log", reader.missing());
+  }
   auto original = read_own_oom_score_adj();
   if (!original) {
     mechanisms.emplace("oom-protection", original.missing());
@@ -103,7 +109,8 @@ std::optional<SupervisorFailure> Supervision::open_event_sources(const sigset_t&
   // A SIGCHLD that comes before the loop runs stays pending and is read
   // from the signalfd then, so no exit is missed.
   if (!add_to_epoll(signal_fd_.get(), kSignals) || !add_to_epoll(timer_fd_.get(), kTimer) ||
-      (netlink_ && !add_to_epoll(netlink_->fd(), kNetlink))) {
+      (netlink_ && !add_to_epoll(netlink_->fd(), kNetlink)) ||
+      (kernel_log_ && !add_to_epoll(kernel_log_->fd(), kKernelLog))) {
     return cannot(what, "epoll_ctl", errno, dir_.path());
   }
   return std::nullopt;

@@ -32,6 +32,8 @@ void Supervision::finish() {
   if (out_relay_) out_relay_->close();
   if (err_relay_) err_relay_->close();
   if (netlink_) on_netlink();
+  // The OOM killer's report can be logged after its victim's death was seen.
+  if (kernel_log_) on_kernel_log();
   on_child_exits();
   apply_scan();
   take_sample();
@@ -71,6 +73,7 @@ std::variant<SupervisedJob, SupervisorFailure> Supervision::run() {
   started_.cwd = current_directory();
   started_.supervisor_pid = ::getpid();
   started_.sample_interval_s = options_.sample_interval_s;
+  started_.boot_time = boot_wall_time();
 
   auto failure = open_event_sources(mask);
   if (!failure) failure = start_job();

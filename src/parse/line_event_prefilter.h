@@ -1,0 +1,59 @@
+// Which of a fixed set of literals occur in a line, at a cost close to a
+// memchr over it when none does (the common case: almost no console line
+// reports a death).
+//
+// How: every 4-byte window of every literal is hashed into a bitmap of 2^16
+// bits (8 KiB, stays in L1). A line is probed only every `stride` bytes,
+// where stride = shortest literal - 3: an occurrence of a literal of length m
+// covers m - 3 consecutive window starts, so at least one probed window lies
+// inside it. A probe that hits the bitmap (a window of some literal, or a
+// hash collision) is verified by comparing the literals that own that window.
+// The idea is the q-gram filter of multi-pattern search (Rabin-Karp over
+// sampled windows; see Navarro & Raffinot, "Flexible Pattern Matching in
+// Strings", 3.3).
+#pragma once
+
+#include <array>
+#include <bitset>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ftdiag::parse {
+
+class LineEventPrefilter {
+ public:
+  static constexpr std::size_t kWindow = 4;          // bytes per hashed window: the shortest literal allowed
+  static constexpr std::size_t kMaxLiterals = 256;   // distinct literals in one table
+  using Found = std::bitset<kMaxLiterals>;
+
+  // Literals of kWindow bytes or more, at most kMaxLiterals (the table checks both).
+  explicit LineEventPrefilter(std::vector<std::string> literals);
+
+  // Bit i is set when literals[i] occurs in text.
+  Found find(std::string_view text) const;
+
+  std::size_t stride() const { return stride_; }
+
+ private:
+  static constexpr unsigned kHashBits = 16;
+
+  struct Window {
+    std::uint32_t hash;    // bucket in the bitmap
+    std::uint32_t bytes;   // the window itself, to skip hash collisions cheaply
+    std::uint16_t literal;
+    std::uint16_t offset;  // where the window starts in the literal
+  };
+
+  static std::uint32_t hash(std::uint32_t window) { return (window * 0x9E3779B1u) >> (32 - kHashBits); }
+  void verify(std::string_view text, std::size_t at, std::uint32_t bytes, Found& found) const;
+
+  std::vector<std::string> literals_;
+  std::size_t stride_ = 1;
+  std::array<std::uint64_t, (1u << kHashBits) / 64> bitmap_{};
+  std::vector<Window> windows_;  // sorted by hash
+};
+
+}  // namespace ftdiag::parse
