@@ -72,7 +72,7 @@ void extract_incident(const evidence::EvidenceDocument& document, const Incident
   if (!incident.time) facts.set_missing("death.after", Missing{MissingReason::not_present, "the source gave no time for the death"});
   if (incident.event) {
     extract_event_incident(incident, facts);
-    return;
+    if (!incident.process) return;  // else the process it was attributed to tells more
   }
   if (!incident.process || !run) return;
   const auto& p = run->processes[*incident.process];

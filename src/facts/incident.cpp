@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "facts/kernel_match.h"
+
 namespace ftdiag::facts {
 
 using evidence::EvidenceDocument;
@@ -70,14 +72,20 @@ void consider_event(const EvidenceDocument& document, std::size_t host, Incident
 
 std::optional<Incident> earliest_event_death(const EvidenceDocument& document) {
   std::optional<Incident> best;
+  // Kernel records of a host with runs count only when attributed to a
+  // process of a run: the log is the whole host's, other jobs die in it too.
+  for (const auto& match : match_kernel_events(document)) {
+    if (!document.hosts[match.host].runs.empty() && !match.process) continue;
+    if (match.run && job_succeeded(evidence::run_at(document, *match.run))) continue;
+    const auto before = best ? best->pointer : std::string();
+    consider_event(document, match.host, IncidentSource::kernel, *match.event, match.pointer, best);
+    if (best && best->pointer != before && match.run) {
+      best->run = match.run;
+      best->process = match.process;
+    }
+  }
   for (std::size_t h = 0; h < document.hosts.size(); ++h) {
     const auto& host = document.hosts[h];
-    if (host.kernel) {
-      const auto& records = host.kernel->records;
-      for (std::size_t i = 0; i < records.size(); ++i) {
-        consider_event(document, h, IncidentSource::kernel, records[i], fmt::format("/hosts/{}/kernel/records/{}", h, i), best);
-      }
-    }
     for (std::size_t f = 0; f < host.logs.size(); ++f) {
       const auto& events = host.logs[f].events;
       for (std::size_t i = 0; i < events.size(); ++i) {

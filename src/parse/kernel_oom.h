@@ -62,6 +62,12 @@ std::optional<OomSummary> parse_oom_summary(std::string_view message);
 // fields, uid and oom_score_adj of `kill`.
 bool parse_kill_line(std::string_view message, OomKill& kill);
 
+// Early 5.4 kernels printed pgtables in bytes labelled kB (fixed in 5.5):
+// read as bytes when the victim's task-table row says so, or when it could
+// not be kB (page tables are about 1/512 of the address space they map,
+// never an eighth of it).
+void correct_pgtables_units(OomKill& kill);
+
 // "Out of memory: Kill process N (c) score S or sacrifice child" (before 5.1)
 struct SacrificeLine {
   std::string origin, comm;

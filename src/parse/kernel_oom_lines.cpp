@@ -5,6 +5,8 @@
 #include "parse/kernel_oom.h"
 #include "parse/kernel_text.h"
 
+#include <algorithm>
+
 namespace ftdiag::parse::detail {
 namespace {
 
@@ -45,11 +47,6 @@ void read_kill_sizes(std::string_view tail, OomKill& kill) {
   kill.pgtables_kb = u64_after(tail, "pgtables:");
   if (auto uid = int_after(tail, "UID:")) kill.uid = uid;
   kill.oom_score_adj = int_after(tail, "oom_score_adj:");
-  // Early 5.4 printed pgtables in bytes with a kB label (fixed in 5.5):
-  // page tables never outgrow the address space they map.
-  if (kill.pgtables_kb && kill.total_vm_kb && *kill.pgtables_kb > *kill.total_vm_kb && *kill.pgtables_kb % 4096 == 0) {
-    kill.pgtables_kb = *kill.pgtables_kb / 1024;
-  }
 }
 
 // "N (comm) <anchor>" with comm greedy up to the last anchor.
@@ -101,8 +98,9 @@ std::optional<DumpBanner> parse_dump_banner(std::string_view message) {
   auto pid = take_int(rest);
   if (!pid || !consume(rest, comm_key)) return std::nullopt;
   banner.pid = *pid;
-  auto end = rest.rfind(" Not tainted");
-  if (end == npos) end = rest.rfind(" Tainted: ");
+  // The comm ends where the kernel's state begins (RHEL 7 puts "Kdump: loaded" first).
+  std::size_t end = npos;
+  for (std::string_view marker : {" Not tainted", " Tainted: ", " Kdump: "}) end = std::min(end, rest.find(marker));
   banner.comm = std::string(rest.substr(0, end));
   return banner;
 }
@@ -222,6 +220,17 @@ bool parse_kill_line(std::string_view message, OomKill& kill) {
   read_kill_sizes(tail, kill);
   if (!kill.uid) kill.uid = old_uid;
   return true;
+}
+
+void correct_pgtables_units(OomKill& kill) {
+  if (!kill.pgtables_kb) return;
+  const std::uint64_t printed = *kill.pgtables_kb;
+  std::optional<bool> bytes;
+  for (const OomTask& task : kill.tasks) {
+    if (task.pid == kill.pid && task.pgtables_bytes) bytes = *task.pgtables_bytes == printed && printed >= 4096;
+  }
+  if (!bytes && kill.total_vm_kb) bytes = printed % 4096 == 0 && printed > *kill.total_vm_kb / 8;
+  if (bytes.value_or(false)) kill.pgtables_kb = printed / 1024;
 }
 
 std::optional<SacrificeLine> parse_sacrifice_line(std::string_view message) {

@@ -26,9 +26,11 @@ OomReportAssembler::Report* OomReportAssembler::route(const KernelLine& line, Fi
   const bool caller_known = !caller.empty() && std::any_of(open_.begin(), open_.end(), [&](const Report& report) {
     return report.caller == caller;
   });
-  for (auto it = open_.rbegin(); it != open_.rend(); ++it) {
-    if (caller_known && it->caller != caller) continue;
-    if (fits(*it)) return &*it;
+  // Oldest first: of two interleaved reports, the one that started first
+  // is the first to reach each stage.
+  for (Report& report : open_) {
+    if (caller_known && report.caller != caller) continue;
+    if (fits(report)) return &report;
   }
   return nullptr;
 }
@@ -36,6 +38,7 @@ OomReportAssembler::Report* OomReportAssembler::route(const KernelLine& line, Fi
 OomReportAssembler::Report& OomReportAssembler::open_report(const KernelLine& line, std::size_t index) {
   if (open_.size() >= max_open_reports) open_.erase(open_.begin());
   Report& report = open_.emplace_back();
+  report.id = ++last_id_;
   report.caller = line.stamp.caller;
   report.last_index = index;
   return report;
@@ -63,8 +66,14 @@ bool OomReportAssembler::read_report_line(const KernelLine& line, std::size_t in
   if (message.starts_with('[')) {
     if (auto layout = parse_task_table_header(message)) {
       report = route(line, [&](const Report& r) { return before_kill(r) && !r.layout && !r.table_done; });
-      if (report) report->layout = std::move(layout);
-    } else if (Report* table = route(line, [&](const Report& r) { return before_kill(r) && r.layout.has_value(); })) {
+      if (report) {
+        report->layout = std::move(layout);
+        table_report_ = report->id;
+      }
+    } else if (Report* table = route(line, [&](const Report& r) {
+                 // Rows follow their own header line.
+                 return before_kill(r) && r.layout.has_value() && r.id == table_report_;
+               })) {
       auto task = parse_task_row(message, &*table->layout);
       if (!task) return false;
       if (table->context.tasks.size() < max_table_rows) table->context.tasks.push_back(std::move(*task));
@@ -187,6 +196,7 @@ bool OomReportAssembler::read_kill(const KernelLine& line, std::size_t index, st
   kill.pgtables_kb = parsed.pgtables_kb;
   kill.uid = parsed.uid;
   kill.oom_score_adj = parsed.oom_score_adj;
+  correct_pgtables_units(kill);
   kill_event_by_pid_[kill.pid] = events.size();
   events.emplace_back(std::move(kill));
   return true;

@@ -29,6 +29,7 @@ class OomReportAssembler {
 
  private:
   struct Report {
+    std::uint64_t id = 0;
     OomKill context;       // what the report printed before its kill
     std::string caller;    // printk caller tag of its lines, when printed
     std::string stats_memcg;
@@ -54,6 +55,8 @@ class OomReportAssembler {
   Report* report_for_kill(const KernelLine& line, int pid);
 
   std::vector<Report> open_;  // oldest first; a few at most
+  std::uint64_t last_id_ = 0;
+  std::uint64_t table_report_ = 0;  // the report whose task table is printing
   std::unordered_map<int, std::size_t> kill_event_by_pid_;
 };
 

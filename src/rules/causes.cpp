@@ -13,6 +13,7 @@ constexpr std::array kCauses = std::to_array<CauseSpec>({
     {"host-oom-dataloader", "dataset preprocessing or dataloader workers exhaust host RAM", true},
     {"host-oom-offload", "ZeRO-Offload / CPU offload needs more host RAM than there is", true},
     {"host-oom-growth", "host memory grows steadily until killed (leak, caching)", true},
+    {"host-oom", "the node's RAM was exhausted (the kernel's OOM killer acted for the whole node) and no more specific consumer is known", true},
     {"container-oom", "a cgroup limit (Kubernetes, Docker, Slurm) was hit, not the node's RAM, and no more specific consumer is known", true},
     {"shm-exhausted", "/dev/shm too small (bus error, dataloader workers)", false},
     {"external-kill", "killed by a scheduler, a time limit, preemption, a watchdog or a user", false},

@@ -21,6 +21,12 @@ void parse_rule_file(std::string_view text, const std::string& file_name, RuleSe
   RuleFileParser(text, file_name, into).parse();
 }
 
+// The pattern tables beside the rules are data for collectors (training
+// phases, launcher and scheduler lines), not rules.
+bool is_pattern_table(const std::filesystem::path& file) {
+  return file.filename() == "phases.json" || file.filename() == "log-events.json";
+}
+
 RuleSet load_rules(const std::filesystem::path& file_or_directory) {
   RuleSet set;
   std::vector<std::filesystem::path> files;
@@ -28,7 +34,7 @@ RuleSet load_rules(const std::filesystem::path& file_or_directory) {
   if (std::filesystem::is_directory(file_or_directory, ec)) {
     for (const auto& entry : std::filesystem::directory_iterator(file_or_directory, ec)) {
       const auto& p = entry.path();
-      if (entry.is_regular_file(ec) && p.extension() == ".json" && p.filename() != "phases.json") files.push_back(p);
+      if (entry.is_regular_file(ec) && p.extension() == ".json" && !is_pattern_table(p)) files.push_back(p);
     }
     std::sort(files.begin(), files.end());
     if (ec) set.errors.push_back({file_or_directory.string(), {}, "", "cannot list: " + ec.message()});

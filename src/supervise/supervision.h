@@ -19,6 +19,7 @@
 #include "evidence/run_builder.h"
 #include "supervise/inherited_signals.h"
 #include "supervise/kernel_log_reader.h"
+#include "supervise/signal_trace.h"
 #include "supervise/memory_sampler.h"
 #include "supervise/output_relay.h"
 #include "supervise/proc_connector.h"
@@ -66,6 +67,7 @@ class Supervision {
   bool forward(int signal, int si_code);
   void record_received(const signalfd_siginfo& info, bool forwarded);
   void on_kernel_log();
+  void on_signal_trace();
   void on_child_exits();
   void on_tick();
   void on_netlink();
@@ -94,6 +96,7 @@ class Supervision {
 
   std::optional<ProcConnector> netlink_;
   std::optional<KernelLogReader> kernel_log_;
+  std::optional<SignalTrace> signal_trace_;
   std::uint64_t kernel_records_ = 0;
   std::uint64_t kernel_records_lost_ = 0;
   bool netlink_lost_events_ = false;

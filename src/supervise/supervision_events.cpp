@@ -154,6 +154,28 @@ void Supervision::record_received(const signalfd_siginfo& info, bool forwarded) 
   journal_.append_durable(received);
 }
 
+// Signals generated for the job's processes (and ftdiag): the tracepoint
+// fires for the whole host; only those that concern the tree are kept.
+void Supervision::on_signal_trace() {
+  const double now = wall_clock_now();
+  bool any = false;
+  for (const auto& s : signal_trace_->read_available()) {
+    if (!tracker_.may_concern(s.target_pid) && s.target_pid != started_.supervisor_pid) continue;
+    const double time = signal_trace_->timestamps_monotonic() && started_.boot_time ? *started_.boot_time + s.timestamp : now;
+    journal_.append(evidence::SignalSent{.time = time,
+                                         .signal = s.signal,
+                                         .target_pid = s.target_pid,
+                                         .target_comm = s.target_comm,
+                                         .sender_pid = s.sender_pid,
+                                         .sender_comm = s.sender_comm,
+                                         .code = s.code,
+                                         .result = s.result});
+    any = true;
+  }
+  // A SIGKILL to the job may be followed by one to ftdiag: on disk at once.
+  if (any) request_sync();
+}
+
 void Supervision::on_kernel_log() {
   const double now = wall_clock_now();
   const std::uint64_t lost = kernel_log_->drain([&](std::string_view record) {
@@ -320,6 +342,7 @@ void Supervision::event_loop() {
         case kRelayErr: err_relay_->pump(console_, now); break;
         case kStdin: on_stdin(); break;
         case kKernelLog: on_kernel_log(); break;
+        case kSignalTrace: on_signal_trace(); break;
         default: break;
       }
     }

@@ -29,6 +29,14 @@ using evidence::ExitStatus;
 
 void Supervision::prepare_mechanisms() {
   auto& mechanisms = started_.mechanisms;
+  // First, while ftdiag has no thread: it forks the instance's cleaner.
+  if (auto trace = SignalTrace::open()) {
+    signal_trace_.emplace(std::move(trace).value());
+    if (signal_trace_->cleaner_pid() > 0) tracker_.exclude(signal_trace_->cleaner_pid());
+    mechanisms.emplace("signal-trace", true);
+  } else {
+    mechanisms.emplace("signal-trace", trace.missing());
+  }
   if (::prctl(PR_SET_CHILD_SUBREAPER, 1) == 0) {
     mechanisms.emplace("subreaper", true);
   } else {
@@ -110,7 +118,8 @@ std::optional<SupervisorFailure> Supervision::open_event_sources(const sigset_t&
   // from the signalfd then, so no exit is missed.
   if (!add_to_epoll(signal_fd_.get(), kSignals) || !add_to_epoll(timer_fd_.get(), kTimer) ||
       (netlink_ && !add_to_epoll(netlink_->fd(), kNetlink)) ||
-      (kernel_log_ && !add_to_epoll(kernel_log_->fd(), kKernelLog))) {
+      (kernel_log_ && !add_to_epoll(kernel_log_->fd(), kKernelLog)) ||
+      (signal_trace_ && !add_to_epoll(signal_trace_->fd(), kSignalTrace))) {
     return cannot(what, "epoll_ctl", errno, dir_.path());
   }
   return std::nullopt;

@@ -34,6 +34,7 @@ void Supervision::finish() {
   if (netlink_) on_netlink();
   // The OOM killer's report can be logged after its victim's death was seen.
   if (kernel_log_) on_kernel_log();
+  if (signal_trace_) on_signal_trace();
   on_child_exits();
   apply_scan();
   take_sample();

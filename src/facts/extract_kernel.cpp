@@ -1,0 +1,182 @@
+// Facts from the kernel's log: the OOM killer's record of the incident's
+// process (scope, victim, its memory, the top consumers), the fault the
+// kernel logged for it, and GPU Xids over the job's time.
+#include <csignal>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "facts/extract.h"
+#include "facts/kernel_match.h"
+
+namespace ftdiag::facts {
+
+namespace {
+
+using evidence::LogEvent;
+
+std::string detail(const LogEvent& event, const char* key) {
+  auto it = event.details.find(key);
+  return it == event.details.end() ? std::string() : it->second;
+}
+
+void set_detail(FactSet& facts, const char* name, const KernelMatch& match, const char* key) {
+  auto value = detail(*match.event, key);
+  if (value.empty()) {
+    facts.set_missing(name, Missing{MissingReason::not_present, fmt::format("the kernel's record does not print {}", key)});
+  } else {
+    facts.set(name, value, match.pointer + "/details/" + key);
+  }
+}
+
+void set_bytes_detail(FactSet& facts, const char* name, const KernelMatch& match, const char* key) {
+  auto value = detail(*match.event, key);
+  if (value.empty()) {
+    facts.set_missing(name, Missing{MissingReason::not_present, fmt::format("the kernel's record does not print {}", key)});
+  } else {
+    facts.set(name, static_cast<std::int64_t>(std::strtoull(value.c_str(), nullptr, 10)), match.pointer + "/details/" + key);
+  }
+}
+
+// The kernel record of `kind` about the incident: the one that decided it,
+// or one attributed to the incident's process.
+const KernelMatch* incident_record(const std::vector<KernelMatch>& matches, const std::optional<Incident>& incident,
+                                   std::string_view kind) {
+  if (!incident) return nullptr;
+  for (const auto& m : matches) {
+    if (m.event->kind != kind) continue;
+    if (incident->event == m.event) return &m;
+    if (incident->run && m.run && incident->process && m.process && m.run->host == incident->run->host &&
+        m.run->run == incident->run->run && *m.process == *incident->process) {
+      return &m;
+    }
+  }
+  return nullptr;
+}
+
+const char* kOomFacts[] = {"oom.scope", "oom.constraint", "oom.victim", "oom.victim_anon_rss_bytes",
+                           "oom.victim_file_rss_bytes", "oom.victim_shmem_rss_bytes", "oom.cgroup", "oom.limit_bytes",
+                           "oom.top_consumers", "oom.matched_by", "oom.report", "oom.group_kill"};
+
+void extract_oom(const std::vector<KernelMatch>& matches, const std::optional<Incident>& incident, const Fact<bool>& read,
+                 FactSet& facts) {
+  const auto* oom = incident_record(matches, incident, "oom-kill");
+  if (!oom) {
+    const Missing why = !read ? read.missing()
+                              : Missing{MissingReason::not_present, "no OOM kill of the incident's process in the kernel's log"};
+    if (read && incident && incident->status.signal == SIGKILL) {
+      facts.set("oom.killed_by_kernel", false, "/hosts");
+    } else {
+      facts.set_missing("oom.killed_by_kernel", why);
+    }
+    for (const char* name : kOomFacts) facts.set_missing(name, why);
+    return;
+  }
+  facts.set("oom.killed_by_kernel", true, oom->pointer);
+  set_detail(facts, "oom.scope", *oom, "scope");
+  set_detail(facts, "oom.constraint", *oom, "constraint");
+  facts.set("oom.victim", fmt::format("pid {} ({})", oom->event->pid.value_or(0), detail(*oom->event, "comm")), oom->pointer + "/pid");
+  set_bytes_detail(facts, "oom.victim_anon_rss_bytes", *oom, "anon_rss_bytes");
+  set_bytes_detail(facts, "oom.victim_file_rss_bytes", *oom, "file_rss_bytes");
+  set_bytes_detail(facts, "oom.victim_shmem_rss_bytes", *oom, "shmem_rss_bytes");
+  set_detail(facts, "oom.cgroup", *oom, "oom_memcg");
+  set_bytes_detail(facts, "oom.limit_bytes", *oom, "limit_bytes");
+  set_detail(facts, "oom.top_consumers", *oom, "top_consumers");
+  set_detail(facts, "oom.report", *oom, "report");
+  if (oom->matched_by.empty()) {
+    facts.set_missing("oom.matched_by", Missing{MissingReason::not_present, "the record stands alone: no run to match it to"});
+  } else {
+    facts.set("oom.matched_by", oom->matched_by, oom->pointer);
+  }
+  facts.set("oom.group_kill", detail(*oom->event, "oom_group") == "true", oom->pointer);
+}
+
+const char* kFaultFacts[] = {"fault.kind", "fault.object", "fault.address", "fault.error_meaning", "fault.null_pointer",
+                             "fault.near_stack_pointer"};
+
+void extract_fault(const std::vector<KernelMatch>& matches, const std::optional<Incident>& incident, const Fact<bool>& read,
+                   FactSet& facts) {
+  const auto* fault = incident_record(matches, incident, "fault");
+  if (!fault) {
+    const Missing why = !read ? read.missing()
+                              : Missing{MissingReason::not_present,
+                                        "the kernel logged no fault of the incident's process (it logs none for a process "
+                                        "that handles the signal itself, e.g. with faulthandler)"};
+    facts.set_missing("fault.kernel_line", why);
+    for (const char* name : kFaultFacts) facts.set_missing(name, why);
+    return;
+  }
+  facts.set("fault.kernel_line", fault->event->text, fault->pointer + "/text");
+  set_detail(facts, "fault.kind", *fault, "fault");
+  set_detail(facts, "fault.object", *fault, "object");
+  set_detail(facts, "fault.address", *fault, "address");
+  set_detail(facts, "fault.error_meaning", *fault, "error_meaning");
+  facts.set("fault.null_pointer", detail(*fault->event, "null_pointer") == "true", fault->pointer);
+  facts.set("fault.near_stack_pointer", detail(*fault->event, "near_stack_pointer") == "true", fault->pointer);
+}
+
+// Xids over the job's time: they are the GPU's, not a process's, so every
+// Xid of a host of the job counts (the reader already kept the runs' time).
+void extract_xids(const std::vector<KernelMatch>& matches, const std::optional<Incident>& incident, const Fact<bool>& read,
+                  FactSet& facts) {
+  const KernelMatch* chosen = nullptr;
+  std::int64_t count = 0;
+  for (const auto& m : matches) {
+    if (m.event->kind != "gpu-xid") continue;
+    ++count;
+    // The first one of hardware origin says the most; else the first.
+    const bool hardware = detail(*m.event, "origin") == "hardware";
+    if (!chosen || (hardware && detail(*chosen->event, "origin") != "hardware")) chosen = &m;
+  }
+  if (!read) {
+    for (const char* name : {"gpu.xid", "gpu.xid_count", "gpu.xid_meaning", "gpu.xid_origin", "gpu.xid_action", "gpu.xid_pci",
+                             "gpu.xid_before_death"}) {
+      facts.set_missing(name, read.missing());
+    }
+    return;
+  }
+  facts.set("gpu.xid_count", count, "/hosts");
+  if (!chosen) {
+    const Missing none{MissingReason::not_present, "the kernel logged no Xid over the job's time"};
+    for (const char* name : {"gpu.xid", "gpu.xid_meaning", "gpu.xid_origin", "gpu.xid_action", "gpu.xid_pci", "gpu.xid_before_death"}) {
+      facts.set_missing(name, none);
+    }
+    return;
+  }
+  facts.set("gpu.xid", static_cast<std::int64_t>(std::atoi(detail(*chosen->event, "xid").c_str())), chosen->pointer + "/details/xid");
+  set_detail(facts, "gpu.xid_meaning", *chosen, "meaning");
+  set_detail(facts, "gpu.xid_origin", *chosen, "origin");
+  set_detail(facts, "gpu.xid_action", *chosen, "action");
+  set_detail(facts, "gpu.xid_pci", *chosen, "pci");
+  if (incident && incident->time && chosen->event->time) {
+    facts.set("gpu.xid_before_death", *incident->time - *chosen->event->time, chosen->pointer + "/time");
+  } else {
+    facts.set_missing("gpu.xid_before_death", Missing{MissingReason::not_present, "the Xid or the incident has no time"});
+  }
+}
+
+}  // namespace
+
+void extract_kernel_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts) {
+  const auto matches = match_kernel_events(document);
+  const auto read = kernel_log_read(document);
+  if (read) {
+    facts.set("kernel_log.read", true, "/hosts");
+  } else {
+    facts.set_missing("kernel_log.read", read.missing());
+  }
+  std::int64_t oom_kills = 0;
+  for (const auto& m : matches) {
+    if (m.event->kind == "oom-kill" && (m.process || document.hosts[m.host].runs.empty())) ++oom_kills;
+  }
+  if (read) {
+    facts.set("kernel.oom_kills", oom_kills, "/hosts");
+  } else {
+    facts.set_missing("kernel.oom_kills", read.missing());
+  }
+  extract_oom(matches, incident, read, facts);
+  extract_fault(matches, incident, read, facts);
+  extract_xids(matches, incident, read, facts);
+}
+
+}  // namespace ftdiag::facts
