@@ -2,6 +2,8 @@
 // is the number after "): ", never the first number after "Xid" (that is the
 // PCI domain); PCI ids are normalised to "dddd:bb:dd" for joins with
 // nvidia-smi ("00000000:3B:00.0") and sysfs ("0000:3b:00.0").
+#include <algorithm>
+
 #include "parse/kernel_log.h"
 #include "parse/kernel_text.h"
 
@@ -105,7 +107,7 @@ std::optional<GpuXid> read_fallen_off(std::string_view message) {
   GpuXid xid;
   consume(rest, "at ");
   if (!rest.starts_with("GPU has") && !rest.starts_with("has")) {
-    const auto end = rest.find_first_of(": ");
+    const auto end = std::min(rest.find(": "), rest.find(' '));
     xid.pci = normalise_pci(rest.substr(0, end));
     if (xid.pci.empty()) return std::nullopt;
     rest = end == npos ? std::string_view() : rest.substr(end);

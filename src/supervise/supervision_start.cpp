@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "base/clock.h"
+#include "base/read_file.h"
 #include "supervise/errno_remedy.h"
 #include "supervise/fork_safety.h"
 #include "supervise/job_identity.h"
@@ -26,6 +27,21 @@ namespace ftdiag::supervise {
 
 using evidence::ConsoleStream;
 using evidence::ExitStatus;
+
+namespace {
+
+// Whether the kernel logs the faults of processes that do not handle the
+// signal ("segfault at ..."): debug.exception-trace, on by default.
+Fact<bool> kernel_logs_faults(const collect::SystemRoots& roots) {
+  auto text = read_small_file(roots.path("/proc/sys/debug/exception-trace"), 64);
+  if (!text) return text.missing();
+  if (!text->empty() && text->front() == '0') {
+    return Missing{MissingReason::unsupported, "debug.exception-trace is 0: the kernel logs no segfault or trap lines"};
+  }
+  return true;
+}
+
+}  // namespace
 
 void Supervision::prepare_mechanisms() {
   auto& mechanisms = started_.mechanisms;
@@ -59,6 +75,7 @@ void Supervision::prepare_mechanisms() {
   if (auto reader = KernelLogReader::open()) {
     kernel_log_.emplace(std::move(reader).value());
     mechanisms.emplace("kernel-log", true);
+    mechanisms.emplace("kernel-fault-lines", kernel_logs_faults(options_.roots));
   } else {
     mechanisms.emplace("kernel-log", reader.missing());
   }

@@ -3,6 +3,8 @@
  *   die exit N            exit(N)
  *   die signal NAME       kill itself with SIGNAME (KILL, TERM, SEGV, ...)
  *   die segv              a real NULL dereference in crash_by_null_dereference()
+ *   die gpf               a real general protection fault: a read through a non-canonical
+ *                         address (x86-64), in crash_by_general_protection()
  *   die abort             abort()
  *   die bus               a real SIGBUS: touch a mapped page of a file truncated under it
  *   die hang [FIFO]       handle SIGTERM/SIGINT/SIGUSR1/SIGUSR2/SIGHUP, print "ready"
@@ -29,7 +31,7 @@
 #include <unistd.h>
 
 static int usage(void) {
-  fprintf(stderr, "usage: die exit N | signal NAME | segv | abort | bus | hang [FIFO] | "
+  fprintf(stderr, "usage: die exit N | signal NAME | segv | gpf | abort | bus | hang [FIFO] | "
                   "await FIFO MODE... | tty [N] | lines | readline | binary N\n");
   return 64;
 }
@@ -71,6 +73,13 @@ static int die_by_signal(const char* name) {
 /* Not static and not inlined at -O0: a symbolized stack names this function. */
 int crash_by_null_dereference(volatile int* pointer) {
   *pointer = 42;
+  return *pointer;
+}
+
+/* A non-canonical address faults with #GP, not a page fault: the kernel logs
+ * "traps: die[PID] general protection fault". */
+int crash_by_general_protection(void) {
+  volatile int* pointer = (volatile int*)0x8000000000000000ULL;
   return *pointer;
 }
 
@@ -205,6 +214,7 @@ static int run_mode(int argc, char** argv) {
   if (strcmp(mode, "exit") == 0 && argc == 2) return atoi(argv[1]);
   if (strcmp(mode, "signal") == 0 && argc == 2) return die_by_signal(argv[1]);
   if (strcmp(mode, "segv") == 0) return crash_by_null_dereference(NULL);
+  if (strcmp(mode, "gpf") == 0) return crash_by_general_protection();
   if (strcmp(mode, "abort") == 0) abort();
   if (strcmp(mode, "bus") == 0) return die_by_bus_error();
   if (strcmp(mode, "hang") == 0) return hang(argc > 1 ? argv[1] : NULL);

@@ -29,7 +29,10 @@ std::vector<std::string> launcher_with_allocating_worker() {
   return argv;
 }
 
-void check_inferred_oom(const fs::path& job_dir) {
+// Where the kernel's log can be read, its record names the victim (tied to
+// the vanished process by pid, or inside the namespace by cgroup and time);
+// where it cannot, the SIGKILL is inferred and the verdict says so.
+void check_inferred_oom(const fs::path& job_dir, const std::string& matched_by) {
   auto analysis = analyze(job_dir);
   REQUIRE_MESSAGE(analysis.outcome.exited_with(0), analysis.outcome.describe());
   auto& report = analysis.report;
@@ -37,12 +40,17 @@ void check_inferred_oom(const fs::path& job_dir) {
   INFO("verdict: ", verdict.dump(), "\nfindings: ", report["findings"].dump());
   CHECK(verdict["cause"] == "container-oom");
   CHECK(verdict["scope"] == "cgroup");
-  bool said_inferred = false;
+  const bool kernel_read = only_run(analysis.document)["started"]["mechanisms"]["kernel-log"] == true;
+  const std::string expected = kernel_read ? "the kernel's record was tied to the job's process by " + matched_by : "inferred";
+  bool said = false;
   for (auto& f : report["findings"]) {
     if (f["rule"] != verdict["rule"]) continue;
-    for (auto& s : f["supporting"]) said_inferred |= s["says"].get<std::string>().find("inferred") != std::string::npos;
+    for (auto& s : f["supporting"]) said |= s["says"].get<std::string>().find(expected) != std::string::npos;
   }
-  CHECK_MESSAGE(said_inferred, "the verdict does not say the SIGKILL was inferred");
+  CHECK_MESSAGE(said, "the verdict does not say: ", expected);
+  if (kernel_read) {
+    CHECK_MESSAGE(report["findings"].dump().find("it OOM-killed pid") != std::string::npos, "the verdict does not name the victim");
+  }
 }
 
 }  // namespace
@@ -60,7 +68,7 @@ TEST_CASE("inferred oom: a worker OOM-killed inside a pid namespace (no netlink)
   auto outcome = run(launch, 60);
   // The launcher saw its worker die and exited 1.
   REQUIRE_MESSAGE(outcome.exited_with(1), outcome.describe());
-  check_inferred_oom(tmp / "job");
+  check_inferred_oom(tmp / "job", "cgroup and time");
 }
 
 TEST_CASE("inferred oom: the same with --no-netlink, outside any namespace") {
@@ -72,7 +80,7 @@ TEST_CASE("inferred oom: the same with --no-netlink, outside any namespace") {
   launch.cgroup_procs = cgroup->procs_file();
   auto outcome = run(launch, 60);
   REQUIRE_MESSAGE(outcome.exited_with(1), outcome.describe());
-  check_inferred_oom(tmp / "job");
+  check_inferred_oom(tmp / "job", "pid");
 }
 
 }  // namespace ftdiag::itest

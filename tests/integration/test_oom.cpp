@@ -47,6 +47,29 @@ void check_against_kernel_log(const MemoryCgroupSandbox& cgroup, int victim) {
                 "\" record after the oom-kill record");
 }
 
+// ftdiag's own reading of the kernel's log: the OOM record of the run, tied
+// to the victim by its pid, with the constraint and the victim's memory; and
+// the verdict quotes it.
+void check_own_kernel_evidence(json& run, json& report, int victim) {
+  if (run["started"]["mechanisms"]["kernel-log"] != true) {
+    ftdiag::test::mark_skipped("ftdiag's kernel log part: " + run["started"]["mechanisms"]["kernel-log"].dump());
+    return;
+  }
+  json* kill = nullptr;
+  for (auto& record : run["kernel"]["records"]) {
+    if (record["kind"] == "oom-kill" && record["pid"] == victim) kill = &record;
+  }
+  INFO("kernel evidence: ", run["kernel"].dump());
+  REQUIRE_MESSAGE(kill, "no oom-kill record for the victim ", victim);
+  auto& details = kill->at("details");
+  CHECK(details["constraint"] == "CONSTRAINT_MEMCG");
+  CHECK(details["scope"] == "cgroup");
+  CHECK(details["comm"] == "alloc");
+  CHECK(std::stoull(details["anon_rss_bytes"].get<std::string>()) >= kLimit / 2);
+  CHECK(details["limit_bytes"] == std::to_string(kLimit));
+  CHECK(report["findings"].dump().find("it OOM-killed pid " + std::to_string(victim) + " (alloc)") != std::string::npos);
+}
+
 void run_oom_test(Created created) {
   if (auto* why = std::get_if<std::string>(&created)) {
     FTDIAG_SKIP(*why);
@@ -99,6 +122,7 @@ void run_oom_test(Created created) {
   CHECK(verdict["scope"] == "cgroup");
 
   check_against_kernel_log(cgroup, victim);
+  check_own_kernel_evidence(run, analysis.report, victim);
 }
 
 }  // namespace
