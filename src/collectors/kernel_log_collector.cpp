@@ -172,11 +172,23 @@ bool recorded_since_this_boot(const EvidenceDocument& document) {
   return found;
 }
 
+// A file given by itself, whatever its name: does its start read like a
+// kernel log? (A pasted excerpt saved as "crash.txt".)
+bool looks_like_kernel_log(const fs::path& file) {
+  auto head = read_small_file(file, 64 * 1024);
+  if (!head) return false;
+  for (const char* anchor : {"invoked oom-killer", "Killed process", "oom-kill:constraint=", "]: segfault at ", "traps: ",
+                             "NVRM: Xid", "kernel: ", "potentially unexpected fatal signal"}) {
+    if (head->find(anchor) != std::string::npos) return true;
+  }
+  return false;
+}
+
 std::vector<fs::path> kernel_log_files_in(const fs::path& path) {
   std::vector<fs::path> files;
   std::error_code ec;
   if (fs::is_regular_file(path, ec)) {
-    if (is_kernel_log_name(path)) files.push_back(path);
+    if (is_kernel_log_name(path) || looks_like_kernel_log(path)) files.push_back(path);
     return files;
   }
   for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
@@ -190,15 +202,16 @@ std::vector<fs::path> kernel_log_files_in(const fs::path& path) {
 
 bool is_kernel_log_name(const fs::path& file) {
   const std::string name = file.filename().string();
-  for (const char* prefix : {"dmesg", "kern.log", "kernel.log", "messages", "syslog", "journalctl-k", "kmsg"}) {
-    if (name.rfind(prefix, 0) == 0) return true;
+  if (name == "journal.jsonl" || name == "console.log") return false;  // ftdiag's own
+  for (const char* part : {"dmesg", "kern.log", "kernel.log", "kernel-log", "messages", "syslog", "kmsg", "journalctl"}) {
+    if (name.find(part) != std::string::npos) return true;
   }
-  return name.ends_with(".kmsg") || name.ends_with(".dmesg") || name.find("dmesg") != std::string::npos;
+  return false;
 }
 
 bool KernelLogCollector::recognises(const fs::path& path) const {
   std::error_code ec;
-  if (fs::is_regular_file(path, ec)) return is_kernel_log_name(path);
+  if (fs::is_regular_file(path, ec)) return is_kernel_log_name(path) || looks_like_kernel_log(path);
   return !kernel_log_files_in(path).empty() || evidence::is_job_directory(path);
 }
 

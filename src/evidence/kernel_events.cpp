@@ -74,7 +74,11 @@ LogEvent from_oom(const parse::OomKill& kill) {
   if (!kill.constraint.empty()) d["constraint"] = kill.constraint;
   if (!kill.oom_memcg.empty()) d["oom_memcg"] = kill.oom_memcg;
   if (!kill.task_memcg.empty()) d["task_memcg"] = kill.task_memcg;
-  if (!kill.limit_of.empty()) d["limit_of"] = kill.limit_of;
+  if (!kill.limit_of.empty()) {
+    d["limit_of"] = kill.limit_of;
+    // Before 4.19 the limiting cgroup is named only here.
+    if (kill.oom_memcg.empty()) d["oom_memcg"] = kill.limit_of;
+  }
   put_kib(event, "total_vm_bytes", kill.total_vm_kb);
   put_kib(event, "anon_rss_bytes", kill.anon_rss_kb);
   put_kib(event, "file_rss_bytes", kill.file_rss_kb);

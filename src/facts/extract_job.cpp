@@ -49,7 +49,11 @@ void extract_event_incident(const Incident& incident, FactSet& facts) {
   const auto& event = *incident.event;
   const auto& p = incident.pointer;
   if (event.pid) facts.set("death.pid", std::int64_t{*event.pid}, p + "/pid");
-  if (auto it = event.details.find("command"); it != event.details.end()) facts.set("death.command", it->second, p + "/details/command");
+  if (auto it = event.details.find("command"); it != event.details.end()) {
+    facts.set("death.command", it->second, p + "/details/command");
+  } else if (auto comm = event.details.find("comm"); comm != event.details.end()) {
+    facts.set("death.command", comm->second, p + "/details/comm");  // the kernel prints only the name
+  }
 }
 
 void extract_incident(const evidence::EvidenceDocument& document, const Incident& incident, FactSet& facts) {

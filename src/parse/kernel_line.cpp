@@ -3,6 +3,7 @@
 // and kernel_json_line.cpp; this file keeps what spans lines: continuation
 // lines of multi-line records, dmesg -J's spread-out records, the journal
 // host, line numbers.
+#include <algorithm>
 #include <cstring>
 #include <ctime>
 #include <string>
@@ -92,6 +93,7 @@ class LogSplitter {
   }
 
   std::vector<KernelLine> take() { return std::move(lines_); }
+  void reserve(std::size_t lines) { lines_.reserve(lines); }
 
  private:
   enum class Previous { none, plain, kmsg, stamped, dropped };
@@ -140,12 +142,14 @@ class LogSplitter {
 
   // A record's message may hold several lines (the v2 memcg stats block).
   void emit(std::string_view message, const KernelStamp& stamp, std::uint64_t number) {
-    while (true) {
-      const auto end = message.find_first_of("\n\r");
-      add(message.substr(0, end), stamp, number);
-      if (end == std::string_view::npos) break;
-      message.remove_prefix(end + 1);
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < message.size(); ++i) {
+      if (message[i] == '\n' || message[i] == '\r') {
+        add(message.substr(start, i - start), stamp, number);
+        start = i + 1;
+      }
     }
+    add(message.substr(start), stamp, number);
   }
 
   void add(std::string_view piece, const KernelStamp& stamp, std::uint64_t number) {
@@ -169,6 +173,7 @@ class LogSplitter {
 
 std::vector<KernelLine> split_kernel_log(std::string_view text, const KernelTextOptions& options) {
   LogSplitter splitter(options);
+  splitter.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
   std::uint64_t number = 0;
   while (!text.empty()) {
     const char* newline = static_cast<const char*>(std::memchr(text.data(), '\n', text.size()));

@@ -23,13 +23,20 @@ bool report_continuation(std::string_view m) {
          m.starts_with("Memory cgroup stats for ") || contains(m, " mems_allowed=");
 }
 
+// The anchors sit near the start of their lines, after at most a comm
+// (15 bytes), a pid and a fixed prefix: only that much is searched.
+std::string_view head(std::string_view m, std::size_t bytes) { return m.substr(0, bytes); }
+
 bool might_be_oom(std::string_view m) {
-  return contains(m, "oom") || contains(m, "Kill") || m.starts_with("memory: usage ") || m.starts_with("Task in ");
+  const std::string_view start = head(m, 96);
+  return contains(start, "oom") || contains(start, "Kill") || m.starts_with("memory: usage ") ||
+         m.starts_with("Task in ");
 }
 
 bool might_be_fault(std::string_view m) {
-  return contains(m, "segfault at") || contains(m, " ip:") || contains(m, "]: unhandled ") ||
-         contains(m, "fatal signal");
+  const std::string_view start = head(m, 128);
+  return contains(start, "segfault at") || contains(start, " ip:") || contains(start, "]: unhandled ") ||
+         contains(head(m, 320), "fatal signal");
 }
 
 // "show_signal_msg: 3 callbacks suppressed", "__ratelimit: 24 callbacks suppressed"
@@ -114,14 +121,14 @@ std::vector<KernelEvent> scan_kernel_lines(const std::vector<KernelLine>& lines)
         continue;
       }
     }
-    if (contains(m, "NVRM: ")) {
+    if (contains(head(m, 128), "NVRM: ")) {
       if (auto xid = parse_xid_line(m)) {
         stamp(*xid, line);
         events.emplace_back(std::move(*xid));
         continue;
       }
     }
-    if (contains(m, "suppressed")) {
+    if (m.ends_with("suppressed") || m.ends_with("suppressed ")) {
       if (auto suppressed = parse_suppressed(m)) {
         stamp(*suppressed, line);
         events.emplace_back(std::move(*suppressed));

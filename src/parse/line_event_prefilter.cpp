@@ -1,6 +1,7 @@
 #include "parse/line_event_prefilter.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 
 namespace ftdiag::parse {
@@ -17,19 +18,52 @@ std::uint32_t load_window(const char* at) {
 
 LineEventPrefilter::LineEventPrefilter(std::vector<std::string> literals) : literals_(std::move(literals)) {
   std::size_t shortest = 0;
-  for (std::size_t i = 0; i < literals_.size() && i < kMaxLiterals; ++i) {
-    const auto& literal = literals_[i];
-    if (literal.size() < kWindow) continue;  // refused by the table; never found here
-    shortest = shortest == 0 ? literal.size() : std::min(shortest, literal.size());
-    for (std::size_t offset = 0; offset + kWindow <= literal.size() && offset <= UINT16_MAX; ++offset) {
-      const auto bytes = load_window(literal.data() + offset);
-      const auto bucket = hash(bytes);
-      bitmap_[bucket / 64] |= std::uint64_t{1} << (bucket % 64);
-      windows_.push_back({bucket, bytes, static_cast<std::uint16_t>(i), static_cast<std::uint16_t>(offset)});
-    }
+  for (const auto& literal : literals_) {
+    if (literal.size() >= kWindow) shortest = shortest == 0 ? literal.size() : std::min(shortest, literal.size());
   }
   stride_ = shortest >= kWindow ? shortest - kWindow + 1 : 1;
+  for (std::size_t i = 0; i < literals_.size() && i < kMaxLiterals; ++i) {
+    if (literals_[i].size() < kWindow) continue;  // refused by the table; never found here
+    for (std::size_t residue = 0; residue < stride_; ++residue) add_window(i, rarest_window(literals_[i], residue));
+  }
   std::sort(windows_.begin(), windows_.end(), [](const Window& a, const Window& b) { return a.hash < b.hash; });
+}
+
+// An occurrence of a literal at text offset o is probed at the window starts
+// p = o + k that are multiples of the stride: the offsets k of one residue
+// class modulo the stride (which class depends on o). One window of each
+// class is enough, so each class registers its rarest window: fewer bitmap
+// bits, and fewer ordinary lines that share a window with a literal.
+std::size_t LineEventPrefilter::rarest_window(std::string_view literal, std::size_t residue) const {
+  std::size_t best = residue;
+  int best_score = INT32_MAX;
+  for (std::size_t offset = residue; offset + kWindow <= literal.size() && offset <= UINT16_MAX; offset += stride_) {
+    int score = 0;
+    for (const char c : literal.substr(offset, kWindow)) score += commonness(c);
+    if (score < best_score) {
+      best = offset;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+// How often a byte appears in ordinary console text, roughly: lower-case
+// letters and spaces are everywhere, digits often, capitals and punctuation
+// rarely.
+int LineEventPrefilter::commonness(char c) {
+  if (c == ' ' || (c >= 'a' && c <= 'z')) return 4;
+  if (c >= '0' && c <= '9') return 3;
+  if (c == ',' || c == '.' || c == '/' || c == '_' || c == '-') return 2;
+  if (c >= 'A' && c <= 'Z') return 1;
+  return 0;
+}
+
+void LineEventPrefilter::add_window(std::size_t literal, std::size_t offset) {
+  const auto bytes = load_window(literals_[literal].data() + offset);
+  const auto bucket = hash(bytes);
+  bitmap_[bucket / 64] |= std::uint64_t{1} << (bucket % 64);
+  windows_.push_back({bucket, bytes, static_cast<std::uint16_t>(literal), static_cast<std::uint16_t>(offset)});
 }
 
 LineEventPrefilter::Found LineEventPrefilter::find(std::string_view text) const {
@@ -40,7 +74,7 @@ LineEventPrefilter::Found LineEventPrefilter::find(std::string_view text) const 
   for (std::size_t at = 0; at <= last; at += stride_) {
     const auto bytes = load_window(data + at);
     const auto bucket = hash(bytes);
-    if ((bitmap_[bucket / 64] >> (bucket % 64)) & 1u) verify(text, at, bytes, found);
+    if ((bitmap_[bucket / 64] >> (bucket % 64)) & 1u) [[unlikely]] verify(text, at, bytes, found);
   }
   return found;
 }

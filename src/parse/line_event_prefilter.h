@@ -2,12 +2,14 @@
 // memchr over it when none does (the common case: almost no console line
 // reports a death).
 //
-// How: every 4-byte window of every literal is hashed into a bitmap of 2^16
-// bits (8 KiB, stays in L1). A line is probed only every `stride` bytes,
-// where stride = shortest literal - 3: an occurrence of a literal of length m
-// covers m - 3 consecutive window starts, so at least one probed window lies
-// inside it. A probe that hits the bitmap (a window of some literal, or a
-// hash collision) is verified by comparing the literals that own that window.
+// How: a line is probed only every `stride` bytes, where stride = shortest
+// literal - 3: an occurrence of a literal of length m covers m - 3
+// consecutive starts of 4-byte windows, so some probed window lies inside it.
+// Which of the literal's windows that is depends only on where the
+// occurrence starts modulo the stride, so each literal registers one window
+// per residue class (the rarest-looking one) in a bitmap of 2^16 bits (8 KiB,
+// stays in L1). A probe that hits the bitmap (a registered window, or a hash
+// collision) is verified by comparing the literals that own that window.
 // The idea is the q-gram filter of multi-pattern search (Rabin-Karp over
 // sampled windows; see Navarro & Raffinot, "Flexible Pattern Matching in
 // Strings", 3.3).
@@ -48,6 +50,9 @@ class LineEventPrefilter {
   };
 
   static std::uint32_t hash(std::uint32_t window) { return (window * 0x9E3779B1u) >> (32 - kHashBits); }
+  static int commonness(char c);
+  std::size_t rarest_window(std::string_view literal, std::size_t residue) const;
+  void add_window(std::size_t literal, std::size_t offset);
   void verify(std::string_view text, std::size_t at, std::uint32_t bytes, Found& found) const;
 
   std::vector<std::string> literals_;

@@ -86,10 +86,17 @@ void assign(LineEvent& event, const LineEventGroup& group, std::string_view text
   }
 }
 
+// Two passes: RE2 finds whether and where the pattern matches with its DFAs
+// alone (fast); only then are the groups extracted, from the match's own span
+// anchored at both ends, where RE2 can use its cheaper submatch engines
+// (one-pass, bit-state) instead of an NFA over the whole line.
 std::optional<LineEvent> match_entry(const LineEventTable::Entry& entry, std::string_view line) {
+  const re2::StringPiece text(line.data(), line.size());
+  re2::StringPiece span;
+  if (!entry.regex->Match(text, 0, text.size(), re2::RE2::UNANCHORED, &span, 1)) return std::nullopt;
   std::array<re2::StringPiece, kMaxLineEventGroups + 1> submatch;
-  if (!entry.regex->Match(re2::StringPiece(line.data(), line.size()), 0, line.size(), re2::RE2::UNANCHORED,
-                          submatch.data(), entry.submatches)) {
+  const auto start = static_cast<std::size_t>(span.data() - text.data());
+  if (!entry.regex->Match(text, start, start + span.size(), re2::RE2::ANCHOR_BOTH, submatch.data(), entry.submatches)) {
     return std::nullopt;
   }
   LineEvent event{entry.kind, entry.source, std::nullopt, entry.signal, std::nullopt, std::nullopt, entry.details};
