@@ -167,7 +167,7 @@ void extract_kernel_facts(const evidence::EvidenceDocument& document, const std:
   }
   std::int64_t oom_kills = 0;
   for (const auto& m : matches) {
-    if (m.event->kind == "oom-kill" && (m.process || document.hosts[m.host].runs.empty())) ++oom_kills;
+    if (m.event->kind == "oom-kill" && (m.run || document.hosts[m.host].runs.empty())) ++oom_kills;
   }
   if (read) {
     facts.set("kernel.oom_kills", oom_kills, "/hosts");

@@ -75,13 +75,13 @@ std::optional<Incident> earliest_event_death(const EvidenceDocument& document) {
   // Kernel records of a host with runs count only when attributed to a
   // process of a run: the log is the whole host's, other jobs die in it too.
   for (const auto& match : match_kernel_events(document)) {
-    if (!document.hosts[match.host].runs.empty() && !match.process) continue;
+    if (!document.hosts[match.host].runs.empty() && !match.run) continue;
     if (match.run && job_succeeded(evidence::run_at(document, *match.run))) continue;
     const auto before = best ? best->pointer : std::string();
     consider_event(document, match.host, IncidentSource::kernel, *match.event, match.pointer, best);
     if (best && best->pointer != before && match.run) {
       best->run = match.run;
-      best->process = match.process;
+      best->process = match.process;  // none for a process the run never saw
     }
   }
   for (std::size_t h = 0; h < document.hosts.size(); ++h) {

@@ -106,6 +106,20 @@ void attribute(const EvidenceDocument& document, std::size_t host, KernelMatch& 
       return;
     }
   }
+  // An OOM kill of a process the run never saw (it lived between two scans,
+  // the journal was cut) still belongs to the run when it happened while the
+  // run watched and in its cgroup, or when the record names no cgroup.
+  if (event.kind != "oom-kill" || !event.time) return;
+  for (std::size_t r = 0; r < document.hosts[host].runs.size(); ++r) {
+    const auto& run = document.hosts[host].runs[r];
+    const double end = run.ended ? run.ended->time : (run.timeline.empty() ? run.started.time : run.timeline.back().time);
+    if (*event.time < run.started.time || *event.time > end + kTimeTolerance) continue;
+    const auto memcg = detail(event, "task_memcg").empty() ? detail(event, "oom_memcg") : detail(event, "task_memcg");
+    if (!memcg.empty() && !same_cgroup(run_cgroup(run), memcg)) continue;
+    match.run = RunRef{host, r};
+    match.matched_by = memcg.empty() ? "time" : "cgroup and time";
+    return;
+  }
 }
 
 }  // namespace

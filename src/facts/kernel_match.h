@@ -19,8 +19,10 @@ struct KernelMatch {
   std::string pointer;                        // JSON pointer to the event
   std::size_t host = 0;
   std::optional<evidence::RunRef> run;        // absent: no run to attribute it to
-  std::optional<std::size_t> process;         // index in the run's processes
-  std::string matched_by;                     // "pid", "namespace pid", "cgroup and time", or empty
+  // Index in the run's processes; absent for an OOM kill of a process the
+  // run never saw, attributed to the run by its time and cgroup.
+  std::optional<std::size_t> process;
+  std::string matched_by;                     // "pid", "namespace pid", "cgroup and time", "time", or empty
 };
 
 // Every kernel event of the document once (a record read live by a run and

@@ -10,9 +10,8 @@
 // per residue class (the rarest-looking one) in a bitmap of 2^16 bits (8 KiB,
 // stays in L1). A probe that hits the bitmap (a registered window, or a hash
 // collision) is verified by comparing the literals that own that window.
-// The idea is the q-gram filter of multi-pattern search (Rabin-Karp over
-// sampled windows; see Navarro & Raffinot, "Flexible Pattern Matching in
-// Strings", 3.3).
+// It is q-gram sampling, the filter behind multiple-pattern searches such as
+// Wu-Manber's block hashing, cut down to "is any literal here at all".
 #pragma once
 
 #include <array>

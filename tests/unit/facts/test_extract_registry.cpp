@@ -46,6 +46,25 @@ evidence::EvidenceDocument rich_document() {
   evidence::ConsoleLine line;
   line.text = "{'loss': 1.0}";
   run.console.tail = {line};
+  // The kernel's account of the worker's death, and a GPU error before it.
+  run.started.journal_format = evidence::kJournalFormat;
+  run.started.supervisor_pid = 99;
+  run.started.mechanisms.emplace("signal-trace", true);
+  evidence::KernelLogEvidence kernel;
+  evidence::LogEvent oom{.kind = "oom-kill", .time = kStart + 59.9, .text = "Memory cgroup out of memory: Killed process 101 (python)"};
+  oom.pid = 101;
+  oom.signal = SIGKILL;
+  oom.details = {{"comm", "python"}, {"scope", "cgroup"}, {"constraint", "CONSTRAINT_MEMCG"}, {"oom_memcg", "/job"},
+                 {"anon_rss_bytes", "8192"}, {"file_rss_bytes", "0"}, {"shmem_rss_bytes", "0"}, {"limit_bytes", "10000"},
+                 {"top_consumers", "101 python 8.0 KiB"}, {"report", "full"}};
+  evidence::LogEvent xid{.kind = "gpu-xid", .time = kStart + 30, .text = "NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus."};
+  xid.details = {{"xid", "79"}, {"pci", "0000:01:00"}, {"meaning", "fallen off the bus"}, {"origin", "hardware"}, {"action", "reboot"}};
+  kernel.records = {xid, oom};
+  run.kernel = kernel;
+  run.signals.push_back(evidence::SignalSent{.time = kStart + 59.95, .signal = SIGKILL, .target_pid = 101, .target_comm = "python",
+                                             .sender_pid = 101, .sender_comm = "python", .code = 0x80});
+  run.received_signals.push_back(evidence::SignalReceived{.time = kStart + 59, .signal = SIGTERM, .sender_pid = 977,
+                                                          .sender_comm = "slurmstepd", .forwarded = true});
   return document_of({run});
 }
 
@@ -75,7 +94,11 @@ TEST_CASE("registry: a rich document gives every fact a value of its registered 
   check_against_registry(facts);
   // What a worker killed by a signal under a job that exited cannot have.
   // An observed death has no inferred status; this console shows no traceback.
-  const std::set<std::string> may_miss = {"job.signal", "death.exit_code", "death.inferred", "console.exception"};
+  // The kernel sent the SIGKILL (no sender process), and an OOM victim has no fault.
+  const std::set<std::string> may_miss = {"job.signal", "death.exit_code", "death.inferred", "console.exception",
+                                          "death.sender_pid", "death.sender_comm", "death.sender_in_job",
+                                          "fault.kernel_line", "fault.kind", "fault.object", "fault.address",
+                                          "fault.error_meaning", "fault.null_pointer", "fault.near_stack_pointer"};
   for (const auto& [fact_name, entry] : facts.entries()) {
     const std::string& name = fact_name;
     CAPTURE(name);
@@ -86,6 +109,12 @@ TEST_CASE("registry: a rich document gives every fact a value of its registered 
   CHECK(value_of<std::int64_t>(facts, "death.peak_rss_bytes") == 9000);
   CHECK(value_of<std::int64_t>(facts, "death.rss_bytes") == 8000);
   CHECK(value_of<double>(facts, "shm.peak_used_ratio") == doctest::Approx(0.02));
+  CHECK(value_of<bool>(facts, "oom.killed_by_kernel"));
+  CHECK(value_of<std::string>(facts, "oom.matched_by") == "pid");
+  CHECK(value_of<std::string>(facts, "oom.victim") == "pid 101 (python)");
+  CHECK(value_of<std::string>(facts, "death.sender") == "the kernel");
+  CHECK(value_of<std::string>(facts, "job.signal_sender_comm") == "slurmstepd");
+  CHECK(value_of<std::int64_t>(facts, "gpu.xid") == 79);
 }
 
 TEST_CASE("registry: clean runs and empty documents still account for every fact") {
