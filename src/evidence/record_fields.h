@@ -63,7 +63,8 @@ struct Fields<RunStarted> {
       field("sample_interval_s", &T::sample_interval_s),
       field("pseudo_terminal", &T::pseudo_terminal),
       field("mechanisms", &T::mechanisms),
-      field("boot_time", &T::boot_time)};
+      field("boot_time", &T::boot_time),
+      field("oom_daemons", &T::oom_daemons)};
 };
 
 template <>

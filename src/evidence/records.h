@@ -49,6 +49,9 @@ struct RunStarted {
   // Wall clock of the machine's boot (CLOCK_REALTIME - CLOCK_MONOTONIC at
   // the start): places the kernel log's and the tracer's monotonic stamps.
   std::optional<double> boot_time;
+  // Userspace OOM killers running on the node when the job started
+  // (systemd-oomd, earlyoom): missing when /proc could not be listed.
+  Fact<std::vector<std::string>> oom_daemons = Missing{MissingReason::not_present, "not recorded"};
 
   bool operator==(const RunStarted&) const = default;
 };

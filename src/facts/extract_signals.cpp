@@ -6,6 +6,7 @@
 #include <csignal>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "facts/extract.h"
 
@@ -106,6 +107,21 @@ void extract_sender(const evidence::EvidenceDocument& document, const std::optio
             pointer + "/sender_pid");
 }
 
+void extract_oom_daemons(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts) {
+  const auto ref = focus_run(document, incident);
+  if (!ref) {
+    facts.set_missing("node.oom_daemons", Missing{MissingReason::not_present, "no run"});
+    return;
+  }
+  const auto& daemons = evidence::run_at(document, *ref).started.oom_daemons;
+  if (!daemons) {
+    facts.set_missing("node.oom_daemons", daemons.missing());
+    return;
+  }
+  facts.set("node.oom_daemons", daemons->empty() ? std::string("none") : fmt::format("{}", fmt::join(daemons.value(), ", ")),
+            ref->pointer() + "/started/oom_daemons");
+}
+
 void extract_received(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts) {
   const auto ref = focus_run(document, incident);
   if (!ref) {
@@ -142,6 +158,7 @@ void extract_received(const evidence::EvidenceDocument& document, const std::opt
 void extract_signal_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts) {
   extract_sender(document, incident, facts);
   extract_received(document, incident, facts);
+  extract_oom_daemons(document, incident, facts);
 }
 
 }  // namespace ftdiag::facts

@@ -48,6 +48,8 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"job.signal_sender", string, none, "who sent ftdiag its first signal: pid, name, uid and command line"},
     {"job.signal_sender_comm", string, none, "name of the process that sent ftdiag its first signal (slurmstepd, kubelet, bash)"},
 
+    {"node.oom_daemons", string, none, "userspace OOM killers running on the node at the start (systemd-oomd, earlyoom, ...), or none"},
+
     // The kernel's log over the job's time.
     {"kernel_log.read", boolean, none, "the kernel's log over the job's time was read (live, or post-mortem); missing with why not"},
     {"kernel.oom_kills", integer, count, "OOM kills the kernel logged for the job's processes"},

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "base/clock.h"
+#include "collect/oom_daemons.h"
 #include "supervise/job_identity.h"
 #include "supervise/signal_policy.h"
 #include "supervise/spawn.h"
@@ -75,6 +76,7 @@ std::variant<SupervisedJob, SupervisorFailure> Supervision::run() {
   started_.supervisor_pid = ::getpid();
   started_.sample_interval_s = options_.sample_interval_s;
   started_.boot_time = boot_wall_time();
+  started_.oom_daemons = collect::running_oom_daemons(options_.roots);
 
   auto failure = open_event_sources(mask);
   if (!failure) failure = start_job();
