@@ -59,6 +59,8 @@ void print_summary_and_verdict(const RunArguments& args, const supervise::Superv
 int run_supervised(RunArguments& args) {
   auto phases = load_phase_table();
   if (phases) args.options.phases = &phases.value();
+  const auto line_events = load_line_events();
+  if (line_events) args.options.line_events = &*line_events;
   auto outcome = supervise::supervise(args.options);
   if (auto* failure = std::get_if<supervise::SupervisorFailure>(&outcome)) {
     std::fprintf(stderr, "%s\n", failure->message.c_str());

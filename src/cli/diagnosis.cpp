@@ -22,11 +22,22 @@ Fact<evidence::PhaseTable> load_phase_table() {
   return evidence::PhaseTable::load(rules::builtin_rules_directory() / "phases.json");
 }
 
+std::optional<parse::LineEventTable> load_line_events() {
+  auto table = parse::LineEventTable::load(rules::builtin_rules_directory() / "log-events.json");
+  if (auto* error = std::get_if<std::string>(&table)) {
+    std::fprintf(stderr, "ftdiag: launcher and scheduler lines not recognised: %s\n", error->c_str());
+    return std::nullopt;
+  }
+  return std::move(std::get<parse::LineEventTable>(table));
+}
+
 Fact<evidence::EvidenceDocument> collect_evidence(const std::vector<std::filesystem::path>& paths,
                                                   const EvidenceSources& sources) {
   auto phases = load_phase_table();
   if (!phases) std::fprintf(stderr, "ftdiag: training phases unknown: %s\n", phases.missing().detail.c_str());
+  const auto line_events = load_line_events();
   collectors::CollectContext context{.phases = phases ? &phases.value() : nullptr,
+                                     .line_events = line_events ? &*line_events : nullptr,
                                      .kernel_logs = sources.kernel_logs,
                                      .read_this_host = sources.read_this_host};
   return collectors::collect_post_mortem(paths, context, collectors::post_mortem_collectors());

@@ -10,6 +10,7 @@
 #include "base/fact.h"
 #include "evidence/document.h"
 #include "evidence/phase_table.h"
+#include "parse/line_events.h"
 #include "rules/engine.h"
 #include "rules/rule_loader.h"
 
@@ -23,6 +24,9 @@ Fact<rules::RuleSet> load_rule_set(const std::vector<std::string>& extra_rule_di
 // rules/phases.json of the built-in rules directory; Missing is reported by
 // the caller (phases then stay unknown).
 Fact<evidence::PhaseTable> load_phase_table();
+// The built-in launcher, scheduler and OOM-daemon line patterns; nullopt
+// (said on stderr) when they cannot be loaded.
+std::optional<parse::LineEventTable> load_line_events();
 
 // Runs every post-mortem collector that recognises something under the
 // paths, with phase recognition. Missing as collectors::collect_post_mortem.

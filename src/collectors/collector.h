@@ -16,6 +16,9 @@
 namespace ftdiag::evidence {
 class PhaseTable;
 }
+namespace ftdiag::parse {
+class LineEventTable;
+}
 
 namespace ftdiag::collectors {
 
@@ -24,6 +27,8 @@ enum class Mode { live, post_mortem, both };
 // What every collector may use, shared by one collection.
 struct CollectContext {
   const evidence::PhaseTable* phases = nullptr;  // training-phase patterns; null: phases stay unknown
+  // Launcher, scheduler and OOM-daemon lines (rules/log-events.json); null: not recognised.
+  const parse::LineEventTable* line_events = nullptr;
   // Kernel logs named by the user (--kernel-log): read whatever PATH holds.
   std::vector<std::filesystem::path> kernel_logs;
   // Read this host's own kernel log (/dev/kmsg, journalctl, /var/log) for

@@ -19,7 +19,7 @@ evidence::CollectorReport JournalCollector::collect(const fs::path& path, const 
   }
   for (const auto& dir : run_dirs.value()) {
     report.sources.push_back((dir / evidence::kJournalFileName).string());
-    auto run = evidence::read_run_directory(dir, context.phases);
+    auto run = evidence::read_run_directory(dir, context.phases, context.line_events);
     if (!run) {
       // Kept as a run with its problem: a rank whose journal cannot be read
       // is itself worth telling.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "evidence/job_directory.h"
 #include "evidence/phase_table.h"
 
 namespace ftdiag::evidence {
@@ -11,6 +12,7 @@ void ConsoleSummary::add(double time, char stream, std::string_view text) {
   if (phases_) {
     if (auto phase = phases_->classify(text)) note_phase(*phase, time, text);
   }
+  if (events_) note_event(time, text);
   if (tail_.size() < kConsoleTailLines) {
     tail_.push_back(ConsoleLine{time, stream, std::string(text)});
     return;
@@ -32,6 +34,31 @@ void ConsoleSummary::note_phase(std::string_view phase, double time, std::string
   if (stretches_.size() > kMaxPhaseStretches) stretches_.pop_front();
 }
 
+void ConsoleSummary::note_event(double time, std::string_view text) {
+  auto matched = events_->match(text);
+  if (!matched) return;
+  LogEvent event{.kind = std::move(matched->kind),
+                 .time = time,
+                 .from = Provenance{.collector = "console", .file = std::string(kConsoleFileName), .line = line_count_},
+                 .text = std::string(text.substr(0, kMaxEventText)),
+                 .pid = matched->pid,
+                 .signal = matched->signal,
+                 .exit_code = matched->exit_code,
+                 .rank = matched->rank,
+                 .details = std::move(matched->details)};
+  event.details["source"] = matched->source;
+  // The first events tell how the end began, the last how it ended.
+  if (first_events_.size() < kMaxConsoleEvents / 2) {
+    first_events_.push_back(std::move(event));
+    return;
+  }
+  last_events_.push_back(std::move(event));
+  if (last_events_.size() > kMaxConsoleEvents / 2) {
+    last_events_.pop_front();
+    ++events_dropped_;
+  }
+}
+
 ConsoleEvidence ConsoleSummary::finish() && {
   ConsoleEvidence console;
   console.line_count = line_count_;
@@ -39,6 +66,10 @@ ConsoleEvidence ConsoleSummary::finish() && {
   std::rotate(tail_.begin(), tail_.begin() + static_cast<std::ptrdiff_t>(tail_next_), tail_.end());
   console.tail = std::move(tail_);
   console.phases.assign(std::make_move_iterator(stretches_.begin()), std::make_move_iterator(stretches_.end()));
+  console.events = std::move(first_events_);
+  console.events.insert(console.events.end(), std::make_move_iterator(last_events_.begin()),
+                        std::make_move_iterator(last_events_.end()));
+  console.events_dropped = events_dropped_;
   return console;
 }
 

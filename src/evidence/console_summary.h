@@ -10,6 +10,7 @@
 
 #include "evidence/console_log.h"
 #include "evidence/document.h"
+#include "parse/line_events.h"
 
 namespace ftdiag::evidence {
 
@@ -19,10 +20,15 @@ inline constexpr std::size_t kMaxMarkerText = 500;
 
 class PhaseTable;
 
+inline constexpr std::size_t kMaxConsoleEvents = 1000;  // the first half and the last half are kept
+
 class ConsoleSummary final : public ConsoleLineObserver {
  public:
   // `phases` (not owned, may be null: phases then stay unknown) must outlive this.
-  explicit ConsoleSummary(const PhaseTable* phases) : phases_(phases) {}
+  // `events` (not owned, may be null) recognises launcher, scheduler and
+  // OOM-daemon lines.
+  explicit ConsoleSummary(const PhaseTable* phases, const parse::LineEventTable* events = nullptr)
+      : phases_(phases), events_(events) {}
 
   void add(double time, char stream, std::string_view text);
   void on_line(double time, ConsoleStream stream, std::string_view text) override {
@@ -36,7 +42,13 @@ class ConsoleSummary final : public ConsoleLineObserver {
  private:
   void note_phase(std::string_view phase, double time, std::string_view text);
 
+  void note_event(double time, std::string_view text);
+
   const PhaseTable* phases_;
+  const parse::LineEventTable* events_;
+  std::vector<LogEvent> first_events_;
+  std::deque<LogEvent> last_events_;
+  std::uint64_t events_dropped_ = 0;
   std::uint64_t line_count_ = 0;
   // The last lines, as a ring whose strings keep their capacity: the live
   // relay feeds every line of the job's output through here.

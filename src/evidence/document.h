@@ -89,32 +89,6 @@ struct PhaseStretch {
   bool operator==(const PhaseStretch&) const = default;
 };
 
-struct ConsoleEvidence {
-  std::uint64_t line_count = 0;
-  std::vector<PhaseStretch> phases;  // oldest first; at most the last 1000 stretches
-  std::vector<ConsoleLine> tail;  // the last lines, oldest first
-  Fact<bool> readable = true;     // Missing when console.log could not be read
-
-  bool operator==(const ConsoleEvidence&) const = default;
-};
-
-// Processes that lived briefly and exited with code 0 (and, past the caps of
-// run_builder.h, any others), counted per command
-// instead of kept one by one, so a job that starts 200k short helpers (a
-// shell loop, compile workers) costs the same memory as one that starts ten.
-struct ProcessSummary {
-  std::string command;  // comm, or argv[0] when comm is unknown
-  std::uint64_t count = 0;
-  std::uint64_t exit_nonzero = 0;      // past the cap on processes kept whole
-  std::uint64_t killed_by_signal = 0;  // idem (or ended unseen)
-  double first_seen = 0;
-  double last_end = 0;
-  double longest_life_s = 0;
-  Fact<Bytes> peak_rss = Missing{MissingReason::not_present, "no memory sample of these processes"};
-
-  bool operator==(const ProcessSummary&) const = default;
-};
-
 // Where a piece of evidence came from: a file and line, a journal, or the
 // command that produced it.
 struct Provenance {
@@ -155,6 +129,36 @@ struct KernelLogEvidence {
   std::optional<double> boot_time;  // wall clock of boot, to place monotonic stamps
 
   bool operator==(const KernelLogEvidence&) const = default;
+};
+
+struct ConsoleEvidence {
+  std::uint64_t line_count = 0;
+  std::vector<PhaseStretch> phases;  // oldest first; at most the last 1000 stretches
+  std::vector<ConsoleLine> tail;  // the last lines, oldest first
+  Fact<bool> readable = true;     // Missing when console.log could not be read
+  // Lines a launcher, scheduler or OOM daemon printed about a death
+  // (rules/log-events.json): the first 500 and the last 500.
+  std::vector<LogEvent> events;
+  std::uint64_t events_dropped = 0;
+
+  bool operator==(const ConsoleEvidence&) const = default;
+};
+
+// Processes that lived briefly and exited with code 0 (and, past the caps of
+// run_builder.h, any others), counted per command
+// instead of kept one by one, so a job that starts 200k short helpers (a
+// shell loop, compile workers) costs the same memory as one that starts ten.
+struct ProcessSummary {
+  std::string command;  // comm, or argv[0] when comm is unknown
+  std::uint64_t count = 0;
+  std::uint64_t exit_nonzero = 0;      // past the cap on processes kept whole
+  std::uint64_t killed_by_signal = 0;  // idem (or ended unseen)
+  double first_seen = 0;
+  double last_end = 0;
+  double longest_life_s = 0;
+  Fact<Bytes> peak_rss = Missing{MissingReason::not_present, "no memory sample of these processes"};
+
+  bool operator==(const ProcessSummary&) const = default;
 };
 
 struct RunEvidence {

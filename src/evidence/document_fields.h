@@ -73,7 +73,8 @@ template <>
 struct Fields<ConsoleEvidence> {
   using T = ConsoleEvidence;
   static constexpr auto list = std::tuple{field("line_count", &T::line_count), field("readable", &T::readable),
-                                          field("phases", &T::phases), field("tail", &T::tail)};
+                                          field("phases", &T::phases), field("tail", &T::tail),
+                                          field("events", &T::events), field("events_dropped", &T::events_dropped)};
 };
 
 template <>

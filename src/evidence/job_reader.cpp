@@ -48,13 +48,13 @@ class BuilderSink final : public JournalSink {
   RunBuilder& builder_;
 };
 
-ConsoleEvidence read_console(const fs::path& file, const PhaseTable* phases) {
+ConsoleEvidence read_console(const fs::path& file, const PhaseTable* phases, const parse::LineEventTable* events) {
   if (auto readable = check_regular_file(file); !readable) {
     ConsoleEvidence console;
     console.readable = readable.missing();
     return console;
   }
-  ConsoleSummary summary(phases);
+  ConsoleSummary summary(phases, events);
   std::ifstream in(file, std::ios::binary);
   std::string line;
   while (std::getline(in, line)) {
@@ -93,7 +93,7 @@ void mark_console_incomplete(RunEvidence& run) {
 
 }  // namespace
 
-Fact<RunEvidence> read_run_directory(const fs::path& run_dir, const PhaseTable* phases) {
+Fact<RunEvidence> read_run_directory(const fs::path& run_dir, const PhaseTable* phases, const parse::LineEventTable* events) {
   const fs::path journal = run_dir / kJournalFileName;
   if (auto readable = check_regular_file(journal); !readable) return readable.missing();
   RunBuilder builder;
@@ -107,7 +107,7 @@ Fact<RunEvidence> read_run_directory(const fs::path& run_dir, const PhaseTable* 
                                                 : ": no \"run\" record: the journal's first line is missing or damaged"));
   }
   RunEvidence run = std::move(builder).finish(run_dir.filename().string());
-  run.console = read_console(run_dir / kConsoleFileName, phases);
+  run.console = read_console(run_dir / kConsoleFileName, phases, events);
   mark_console_incomplete(run);
   return run;
 }

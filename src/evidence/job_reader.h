@@ -14,6 +14,11 @@
 namespace ftdiag::evidence {
 
 class PhaseTable;
+}  // namespace ftdiag::evidence
+namespace ftdiag::parse {
+class LineEventTable;
+}
+namespace ftdiag::evidence {
 
 // True when PATH is a run folder (it holds journal.jsonl) or a job directory
 // whose sub-folders are runs.
@@ -25,7 +30,10 @@ Fact<std::vector<std::filesystem::path>> find_run_directories(const std::filesys
 
 // One run folder. With `phases`, console lines that mark a training phase are
 // summarised in console.phases. Missing when the journal cannot be opened.
-Fact<RunEvidence> read_run_directory(const std::filesystem::path& run_dir, const PhaseTable* phases = nullptr);
+// With `events`, launcher, scheduler and OOM-daemon lines are kept as
+// console.events.
+Fact<RunEvidence> read_run_directory(const std::filesystem::path& run_dir, const PhaseTable* phases = nullptr,
+                                     const parse::LineEventTable* events = nullptr);
 
 // Checks that FILE can be opened for reading and is a regular file, without
 // blocking on a FIFO: the reason, precise, when not.

@@ -50,6 +50,18 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
 
     {"node.oom_daemons", string, none, "userspace OOM killers running on the node at the start (systemd-oomd, earlyoom, ...), or none"},
 
+    // What launchers, schedulers, runtimes and OOM daemons printed (rules/log-events.json).
+    {"log.events", integer, count, "lines of launchers, schedulers, runtimes and OOM daemons recognised in the console and logs"},
+    {"log.scheduler_cancel", string, none, "a scheduler cancelled the job: time-limit, preemption, node-failure, requeue, memory-error, cancelled or other"},
+    {"log.scheduler_cancel_line", string, none, "the scheduler's cancel line (\"*** JOB 7 ON node1 CANCELLED AT ... DUE TO TIME LIMIT ***\")"},
+    {"log.oom_reported", boolean, none, "a scheduler, runtime or systemd reported an OOM kill (Slurm oom_kill event, OOMKilled, a unit's oom-kill)"},
+    {"log.oom_reported_line", string, none, "the first such line"},
+    {"log.scheduler_memory_kill", string, none, "the scheduler killed the job itself for exceeding its memory limit (Slurm's own enforcement: no kernel OOM)"},
+    {"log.oom_daemon_kill", string, none, "a userspace OOM daemon's kill line (systemd-oomd, earlyoom)"},
+    {"log.eviction", string, none, "a Kubernetes eviction line"},
+    {"log.launcher_teardown", integer, count, "lines of a launcher signalling surviving ranks (torchrun's closing signal, DeepSpeed's Killing subprocess)"},
+    {"log.first_event", string, none, "the first recognised line: kind and text"},
+
     // The kernel's log over the job's time.
     {"kernel_log.read", boolean, none, "the kernel's log over the job's time was read (live, or post-mortem); missing with why not"},
     {"kernel.oom_kills", integer, count, "OOM kills the kernel logged for the job's processes"},

@@ -43,7 +43,7 @@ class Supervision {
         dir_(std::move(dir)),
         journal_(std::move(journal)),
         console_(std::move(console)),
-        console_summary_(options.phases),
+        console_summary_(options.phases, options.line_events),
         tracker_(options.roots, ::getpid()),
         sampler_(options.roots) {}
 

@@ -11,6 +11,7 @@
 #include "evidence/document.h"
 #include "evidence/phase_table.h"
 #include "evidence/exit_status.h"
+#include "parse/line_events.h"
 
 namespace ftdiag::supervise {
 
@@ -25,6 +26,9 @@ struct SupervisorOptions {
   // Training-phase patterns for the live console summary (not owned; null:
   // phases stay unknown).
   const evidence::PhaseTable* phases = nullptr;
+  // Launcher, scheduler and OOM-daemon lines to recognise in the console
+  // (not owned; null: not recognised).
+  const parse::LineEventTable* line_events = nullptr;
 };
 
 struct SupervisedJob {

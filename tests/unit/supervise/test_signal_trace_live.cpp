@@ -54,12 +54,14 @@ double monotonic_now() {
   return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) / 1e9;
 }
 
-std::string own_comm() {
-  std::ifstream in("/proc/self/comm");
-  std::string comm;
-  std::getline(in, comm);
-  return comm;
+std::string first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
 }
+
+std::string own_comm() { return first_line("/proc/self/comm"); }
 
 // The test runner's handlers (doctest reports a signal as a crash) must not
 // outlive the fork: a signalled child dies of its signal.
@@ -263,6 +265,9 @@ TEST_CASE("signal trace: the instance is gone once the trace is destroyed") {
     path = trace->instance_path();
     CHECK(path.ends_with("/instances/ftdiag-" + std::to_string(::getpid())));
     CHECK(std::filesystem::is_directory(path));
+    CHECK(first_line(path + "/trace_clock").find("[mono]") != std::string::npos);
+    CHECK(first_line(path + "/buffer_size_kb") == "64");
+    CHECK(first_line(path + "/events/signal/signal_generate/enable") == "1");
     CHECK((::fcntl(trace->fd(), F_GETFD) & FD_CLOEXEC) != 0);  // never the job's
     // The cleaner keeps only its end of the socket (a pipe of the job's
     // output held open would keep its relay waiting), in a group of its own.
