@@ -79,7 +79,8 @@ TEST_CASE("signal senders: the sender of a SIGTERM to ftdiag is recorded and nam
   Launch launch{ftdiag_run(tmp / "job", {"/bin/sleep", "60"})};
   Process ftdiag(launch);
   REQUIRE(wait_until([&] { return !run_folders(tmp / "job").empty() && !read_journal(run_folders(tmp / "job")[0]).empty(); }));
-  const auto script = sender_script(tmp, "scheduler", "kill -TERM " + std::to_string(ftdiag.pid()));
+  // A scheduler lives on after its kill: ftdiag reads its command line then.
+  const auto script = sender_script(tmp, "scheduler", "kill -TERM " + std::to_string(ftdiag.pid()) + "; sleep 2");
   auto sent = run(Launch{{script.string()}}, 10);
   REQUIRE_MESSAGE(sent.exited_with(0), sent.describe());
   REQUIRE(ftdiag.finish());

@@ -65,6 +65,17 @@ evidence::EvidenceDocument rich_document() {
                                              .sender_pid = 101, .sender_comm = "python", .code = 0x80});
   run.received_signals.push_back(evidence::SignalReceived{.time = kStart + 59, .signal = SIGTERM, .sender_pid = 977,
                                                           .sender_comm = "slurmstepd", .forwarded = true});
+  run.started.oom_daemons = std::vector<std::string>{"earlyoom"};
+  evidence::LogEvent cancel{.kind = "scheduler-cancel", .time = kStart + 58,
+                            .text = "slurmstepd: error: *** JOB 7 ON node1 CANCELLED AT 2026-09-21T10:00:00 DUE TO TIME LIMIT ***"};
+  cancel.details = {{"reason", "time-limit"}, {"source", "slurm"}};
+  evidence::LogEvent teardown{.kind = "launcher-teardown", .time = kStart + 60.2,
+                              .text = "Sending process 102 closing signal SIGTERM"};
+  teardown.pid = 102;
+  teardown.signal = SIGTERM;
+  evidence::LogEvent reported{.kind = "scheduler-oom", .time = kStart + 61,
+                              .text = "slurmstepd: error: Detected 1 oom_kill event in StepId=7.batch."};
+  run.console.events = {cancel, teardown, reported};
   return document_of({run});
 }
 
@@ -98,7 +109,9 @@ TEST_CASE("registry: a rich document gives every fact a value of its registered 
   const std::set<std::string> may_miss = {"job.signal", "death.exit_code", "death.inferred", "console.exception",
                                           "death.sender_pid", "death.sender_comm", "death.sender_in_job",
                                           "fault.kernel_line", "fault.kind", "fault.object", "fault.address",
-                                          "fault.error_meaning", "fault.null_pointer", "fault.near_stack_pointer"};
+                                          "fault.error_meaning", "fault.null_pointer", "fault.near_stack_pointer",
+                                          // Lines this console does not have.
+                                          "log.scheduler_memory_kill", "log.oom_daemon_kill", "log.eviction"};
   for (const auto& [fact_name, entry] : facts.entries()) {
     const std::string& name = fact_name;
     CAPTURE(name);
@@ -115,6 +128,10 @@ TEST_CASE("registry: a rich document gives every fact a value of its registered 
   CHECK(value_of<std::string>(facts, "death.sender") == "the kernel");
   CHECK(value_of<std::string>(facts, "job.signal_sender_comm") == "slurmstepd");
   CHECK(value_of<std::int64_t>(facts, "gpu.xid") == 79);
+  CHECK(value_of<std::string>(facts, "log.scheduler_cancel") == "time-limit");
+  CHECK(value_of<bool>(facts, "log.oom_reported"));
+  CHECK(value_of<std::int64_t>(facts, "log.launcher_teardown") == 1);
+  CHECK(value_of<std::string>(facts, "node.oom_daemons") == "earlyoom");
 }
 
 TEST_CASE("registry: clean runs and empty documents still account for every fact") {
