@@ -18,7 +18,6 @@ using evidence::RunEvidence;
 using evidence::SignalReceived;
 using evidence::SignalSent;
 
-constexpr int kSiKernel = 0x80;
 // A signal is generated before the death it causes; the death is seen a
 // poll later.
 constexpr double kBeforeDeathTolerance = 30 * 60;  // a SIGTERM may precede its grace period's SIGKILL by minutes
@@ -78,7 +77,10 @@ void extract_sender(const evidence::EvidenceDocument& document, const std::optio
     return;
   }
   const auto pointer = fmt::format("{}/signals/{}", incident->run->pointer(), index);
-  const bool kernel = sent->code == kSiKernel;
+  // si_code > 0: the kernel generated it (SI_KERNEL 0x80 for the OOM killer
+  // and a general protection fault, SEGV_MAPERR 1 for a bad address, ...);
+  // 0 and below: a process did (kill, tgkill, sigqueue).
+  const bool kernel = sent->code > 0;
   facts.set("death.sent_by_kernel", kernel, pointer + "/code");
   if (kernel) {
     facts.set("death.sender", std::string("the kernel"), pointer);
