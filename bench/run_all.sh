@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds what the benchmarks need (unless --no-build) and runs them all:
 # sampler_cost, overhead.py, netlink_cost.py, peak_rss.py, journal_growth.py, readback.py, journal_parse and
-# relay_throughput.py. Prints each one's report, then a summary of their RESULT lines. See bench/README.md.
+# relay_throughput.py, kernel_log_scan.py and line_events. Prints each one's report, then a summary of their RESULT lines. See bench/README.md.
 #
 # usage: bench/run_all.sh [--quick] [--no-build] [--build DIR] [--log FILE]
 #   --quick     shorter runs (a smoke test of the benchmarks, not figures to quote)
@@ -38,7 +38,7 @@ if [[ $do_build -eq 1 ]]; then
       cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFTDIAG_BUILD_BENCH=ON
     fi
   fi
-  cmake --build "$build" --target ftdiag bench_job sampler_cost journal_parse
+  cmake --build "$build" --target ftdiag bench_job sampler_cost journal_parse kernel_log_scan line_events
 fi
 for binary in "$build/ftdiag" "$build/bench/bench_job" "$build/bench/sampler_cost" "$build/bench/journal_parse"; do
   [[ -x "$binary" ]] || { echo "run_all.sh: $binary is missing (build first, or drop --no-build)" >&2; exit 1; }
@@ -96,6 +96,10 @@ export FTDIAG_BUILD="$build"
   echo "### bench/journal_parse ${journal_parse_args[*]}"
   "$build/bench/journal_parse" "${journal_parse_args[@]}"
   echo; echo "### bench/relay_throughput.py"; python3 "$here/relay_throughput.py" $( ((quick)) && echo --quick )
+  echo; echo "### bench/kernel_log_scan.py"
+  python3 "$here/kernel_log_scan.py" --build "$build" $( ((quick)) && echo --lines 100000 --reps 1 )
+  echo; echo "### bench/line_events"
+  "$build/bench/line_events" $( ((quick)) && echo --rounds 3 --lines 20000 )
   echo
   echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 } 2>&1 | tee "$log"
