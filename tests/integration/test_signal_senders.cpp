@@ -31,7 +31,9 @@ bool tracing_available() {
 
 // The job's pid, from the run record of the only run.
 int job_pid(const fs::path& job_dir) {
-  for (auto& record : read_journal(run_folders(job_dir).at(0))) {
+  const auto folders = run_folders(job_dir);
+  if (folders.empty()) return -1;
+  for (auto& record : read_journal(folders[0])) {
     if (record["type"] == "run") return record["job_pid"].get<int>();
   }
   return -1;
@@ -51,8 +53,9 @@ TEST_CASE("signal senders: a SIGKILL sent by a scheduler script is named with it
   Launch launch{ftdiag_run(tmp / "job", crasher_argv("die", {"hang"}))};
   Process ftdiag(launch);
   REQUIRE_MESSAGE(ftdiag.wait_for_output("ready"), ftdiag.err());
-  const int job = job_pid(tmp / "job");
-  REQUIRE(job > 0);
+  // The job can print before ftdiag has journaled the run record.
+  int job = -1;
+  REQUIRE(wait_until([&] { return (job = job_pid(tmp / "job")) > 0; }, 10));
   const auto script = sender_script(tmp, "scheduler", "kill -KILL " + std::to_string(job));
   auto sent = run(Launch{{script.string()}}, 10);
   REQUIRE_MESSAGE(sent.exited_with(0), sent.describe());
