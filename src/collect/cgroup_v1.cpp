@@ -52,6 +52,8 @@ CgroupMemoryReading CgroupV1Memory::read() const {
                             "memory.oom_control has no oom_kill line (needs Linux 4.13+)"});
   auto under_oom = pick(oom_control, {"under_oom"},
                         Missing{MissingReason::unparseable, "memory.oom_control lacks under_oom"});
+  r.oom_group_kill = Missing{MissingReason::unsupported, "cgroup v1 has no group OOM kill"};
+  r.oom_group = Missing{MissingReason::unsupported, "cgroup v1 has no memory.oom.group"};
   if (under_oom) r.under_oom = *under_oom != 0;
   else r.under_oom = under_oom.missing();
 

@@ -78,6 +78,12 @@ CgroupMemoryReading CgroupV2Memory::read() const {
   r.oom_events = pick(events, {"oom"}, absent("oom", "unexpected on any 4.5+ kernel"));
   r.oom_kill = pick(events, {"oom_kill"}, absent("oom_kill", "needs Linux 4.13+"));
   r.max_events = pick(events, {"max"}, absent("max", "unexpected on any 4.5+ kernel"));
+  r.oom_group_kill = pick(events, {"oom_group_kill"}, absent("oom_group_kill", "needs Linux 5.17+"));
+  if (auto group = read_cgroup_u64(directory(), "memory.oom.group")) {
+    r.oom_group = group.value() != 0;
+  } else {
+    r.oom_group = group.missing();
+  }
 
   auto stat = read_cgroup_keyed(directory(), "memory.stat");
   auto no_key = [](const char* key) {

@@ -36,7 +36,8 @@ struct Fields<CgroupMemory> {
       field("oom_kill", &T::oom_kill),          field("max_events", &T::max_events),
       field("swap_bytes", &T::swap),            field("anon_bytes", &T::anon),
       field("file_bytes", &T::file),            field("shmem_bytes", &T::shmem),
-      field("under_oom", &T::under_oom),        field("peak_reset", &T::peak_reset)};
+      field("under_oom", &T::under_oom),        field("peak_reset", &T::peak_reset),
+      field("oom_group_kill", &T::oom_group_kill), field("oom_group", &T::oom_group)};
 };
 
 template <>
@@ -64,7 +65,8 @@ struct Fields<RunStarted> {
       field("pseudo_terminal", &T::pseudo_terminal),
       field("mechanisms", &T::mechanisms),
       field("boot_time", &T::boot_time),
-      field("oom_daemons", &T::oom_daemons)};
+      field("oom_daemons", &T::oom_daemons),
+      field("scheduler_job", &T::scheduler_job)};
 };
 
 template <>

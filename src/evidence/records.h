@@ -52,6 +52,8 @@ struct RunStarted {
   // Userspace OOM killers running on the node when the job started
   // (systemd-oomd, earlyoom): missing when /proc could not be listed.
   Fact<std::vector<std::string>> oom_daemons = Missing{MissingReason::not_present, "not recorded"};
+  // The scheduler's name for the job ("slurm 1234.0"); empty outside any.
+  std::string scheduler_job;
 
   bool operator==(const RunStarted&) const = default;
 };

@@ -40,7 +40,8 @@ void extract_cgroup(const RunEvidence& run, const std::string& at, std::optional
   const auto& m = run.memory;
   if (!m.cgroup_last) {
     for (const char* name : {"cgroup.version", "cgroup.limit_bytes", "cgroup.peak_bytes", "cgroup.peak_ratio",
-                             "cgroup.usage_before_death_ratio", "cgroup.oom_kill", "cgroup.oom_events"}) {
+                             "cgroup.usage_before_death_ratio", "cgroup.oom_kill", "cgroup.oom_events", "cgroup.oom_group",
+                             "cgroup.oom_group_kill", "cgroup.limit_to_node_ratio"}) {
       facts.set_missing(name, m.cgroup_last.missing());
     }
     return;
@@ -51,9 +52,18 @@ void extract_cgroup(const RunEvidence& run, const std::string& at, std::optional
   const auto limit = limit_of(run);
   if (!limit) {
     Missing why = c.limit ? Missing{MissingReason::not_present, "the job's cgroup has no memory limit"} : c.limit.missing();
-    for (const char* name : {"cgroup.limit_bytes", "cgroup.peak_ratio", "cgroup.usage_before_death_ratio"}) facts.set_missing(name, why);
+    for (const char* name : {"cgroup.limit_bytes", "cgroup.peak_ratio", "cgroup.usage_before_death_ratio", "cgroup.limit_to_node_ratio"}) {
+      facts.set_missing(name, why);
+    }
   } else {
     facts.set("cgroup.limit_bytes", as_int(*limit), at + "/memory/cgroup/limit_bytes");
+    // A 64 GiB container on a 1 TiB node: the limit, not the node, is what the job meets.
+    if (m.node_mem_total && m.node_mem_total.value() > 0) {
+      facts.set("cgroup.limit_to_node_ratio", static_cast<double>(*limit) / static_cast<double>(m.node_mem_total.value()),
+                at + "/memory/cgroup/limit_bytes");
+    } else {
+      facts.set_missing("cgroup.limit_to_node_ratio", Missing{MissingReason::not_present, "the node's RAM is unknown"});
+    }
     if (m.cgroup_peak) {
       facts.set("cgroup.peak_ratio", static_cast<double>(m.cgroup_peak.value()) / static_cast<double>(*limit),
                 at + "/memory/cgroup_peak_bytes");
@@ -78,6 +88,11 @@ void extract_cgroup(const RunEvidence& run, const std::string& at, std::optional
   else facts.set_missing("cgroup.oom_kill", oom_kill.missing());
   if (oom_events) facts.set("cgroup.oom_events", oom_events.value(), at + "/memory/cgroup/oom_events");
   else facts.set_missing("cgroup.oom_events", oom_events.missing());
+  auto group_kills = during_run(c.oom_group_kill, first ? first->oom_group_kill : Fact<std::uint64_t>(Missing{}));
+  if (group_kills) facts.set("cgroup.oom_group_kill", group_kills.value(), at + "/memory/cgroup/oom_group_kill");
+  else facts.set_missing("cgroup.oom_group_kill", group_kills.missing());
+  if (c.oom_group) facts.set("cgroup.oom_group", c.oom_group.value(), at + "/memory/cgroup/oom_group");
+  else facts.set_missing("cgroup.oom_group", c.oom_group.missing());
 }
 
 void extract_node(const RunEvidence& run, const std::string& at, std::optional<double> incident_time, FactSet& facts) {

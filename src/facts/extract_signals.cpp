@@ -120,6 +120,12 @@ void extract_oom_daemons(const evidence::EvidenceDocument& document, const std::
     facts.set_missing("node.oom_daemons", daemons.missing());
     return;
   }
+  const auto& job = evidence::run_at(document, *ref).started.scheduler_job;
+  if (job.empty()) {
+    facts.set_missing("job.scheduler_job", Missing{MissingReason::not_present, "no scheduler's job id in ftdiag's environment"});
+  } else {
+    facts.set("job.scheduler_job", job, ref->pointer() + "/started/scheduler_job");
+  }
   facts.set("node.oom_daemons", daemons->empty() ? std::string("none") : fmt::format("{}", fmt::join(daemons.value(), ", ")),
             ref->pointer() + "/started/oom_daemons");
 }

@@ -48,6 +48,7 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"job.signal_sender", string, none, "who sent ftdiag its first signal: pid, name, uid and command line"},
     {"job.signal_sender_comm", string, none, "name of the process that sent ftdiag its first signal (slurmstepd, kubelet, bash)"},
 
+    {"job.scheduler_job", string, none, "the scheduler's name for the job: slurm JOB.STEP, pbs JOB, lsf JOB, kubernetes POD"},
     {"node.oom_daemons", string, none, "userspace OOM killers running on the node at the start (systemd-oomd, earlyoom, ...), or none"},
 
     // What launchers, schedulers, runtimes and OOM daemons printed (rules/log-events.json).
@@ -110,6 +111,9 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"cgroup.usage_before_death_ratio", number, ratio, "cgroup usage / limit at the last sample before the incident"},
     {"cgroup.oom_kill", integer, count, "processes the OOM killer killed in the job's cgroup (kernel counter)"},
     {"cgroup.oom_events", integer, count, "times the cgroup hit its limit with an allocation about to fail (v2 only)"},
+    {"cgroup.oom_group", boolean, none, "memory.oom.group is set: one OOM kill takes every process of the cgroup (v2; Kubernetes containers)"},
+    {"cgroup.oom_group_kill", integer, count, "OOMs during the run that killed the whole cgroup at once (v2 memory.events oom_group_kill, 5.17+)"},
+    {"cgroup.limit_to_node_ratio", number, ratio, "the cgroup's memory limit / the node's RAM (a 64 GiB container on a 1 TiB node: 0.06)"},
 
     // The node.
     {"node.mem_total_bytes", integer, bytes, "the node's RAM (MemTotal)"},

@@ -62,6 +62,13 @@ struct CgroupMemory {
   // Processes killed by any OOM killer: v2 events "oom_kill"; v1
   // oom_control "oom_kill" (4.13+).
   Fact<std::uint64_t> oom_kill = Missing{};
+  // v2 memory.events "oom_group_kill" (5.17+): OOMs that killed the whole
+  // group because memory.oom.group is set. v1 has no group kill.
+  Fact<std::uint64_t> oom_group_kill = Missing{};
+  // v2 memory.oom.group: one OOM kill takes every process of the cgroup
+  // (Kubernetes sets it for containers on cgroup v2): then no launcher is left
+  // to print anything.
+  Fact<bool> oom_group = Missing{};
   // Times usage hit the limit: v2 events "max"; v1 memory.failcnt.
   Fact<std::uint64_t> max_events = Missing{};
   // Swap charged: v2 memory.swap.current; v1 memory.stat total_swap|swap.

@@ -31,6 +31,21 @@ std::optional<int> rank_from_environment() {
   return std::nullopt;
 }
 
+std::string scheduler_job_from_environment() {
+  auto get = [](const char* name) -> std::string {
+    const char* value = std::getenv(name);
+    return value ? std::string(value) : std::string();
+  };
+  if (auto job = get("SLURM_JOB_ID"); !job.empty()) {
+    auto step = get("SLURM_STEP_ID");
+    return "slurm " + job + (step.empty() ? "" : "." + step);
+  }
+  if (auto job = get("PBS_JOBID"); !job.empty()) return "pbs " + job;
+  if (auto job = get("LSB_JOBID"); !job.empty()) return "lsf " + job;
+  if (!get("KUBERNETES_SERVICE_HOST").empty() && !get("HOSTNAME").empty()) return "kubernetes " + get("HOSTNAME");
+  return {};
+}
+
 std::string current_directory() {
   char buffer[PATH_MAX];
   if (::getcwd(buffer, sizeof buffer) == nullptr) return {};

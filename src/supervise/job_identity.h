@@ -15,6 +15,11 @@ std::string host_name();
 // accelerate), SLURM_PROCID (srun), OMPI_COMM_WORLD_RANK (mpirun), PMI_RANK.
 std::optional<int> rank_from_environment();
 
+// The scheduler's name for this job, from its environment: "slurm 1234.0"
+// (SLURM_JOB_ID, SLURM_STEP_ID), "pbs 42.server", "lsf 77", "kubernetes
+// pod-name" (inside a pod, HOSTNAME is the pod's name); empty outside any.
+std::string scheduler_job_from_environment();
+
 std::string current_directory();
 
 // ftdiag's own /proc/self/oom_score_adj as it found it.

@@ -77,6 +77,7 @@ std::variant<SupervisedJob, SupervisorFailure> Supervision::run() {
   started_.sample_interval_s = options_.sample_interval_s;
   started_.boot_time = boot_wall_time();
   started_.oom_daemons = collect::running_oom_daemons(options_.roots);
+  started_.scheduler_job = scheduler_job_from_environment();
 
   auto failure = open_event_sources(mask);
   if (!failure) failure = start_job();

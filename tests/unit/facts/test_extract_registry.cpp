@@ -66,6 +66,10 @@ evidence::EvidenceDocument rich_document() {
   run.received_signals.push_back(evidence::SignalReceived{.time = kStart + 59, .signal = SIGTERM, .sender_pid = 977,
                                                           .sender_comm = "slurmstepd", .forwarded = true});
   run.started.oom_daemons = std::vector<std::string>{"earlyoom"};
+  run.started.scheduler_job = "slurm 7.0";
+  m.cgroup_first->oom_group_kill = std::uint64_t{0};
+  m.cgroup_last->oom_group_kill = std::uint64_t{0};
+  m.cgroup_last->oom_group = false;
   evidence::LogEvent cancel{.kind = "scheduler-cancel", .time = kStart + 58,
                             .text = "slurmstepd: error: *** JOB 7 ON node1 CANCELLED AT 2026-09-21T10:00:00 DUE TO TIME LIMIT ***"};
   cancel.details = {{"reason", "time-limit"}, {"source", "slurm"}};
