@@ -3,6 +3,7 @@
 // memory cgroup like a container or a Slurm step.
 #include <signal.h>
 
+#include <set>
 #include <string>
 
 #include <doctest/doctest.h>
@@ -50,10 +51,32 @@ TEST_CASE("real torch: a ZeRO-2-like save gathering full CPU copies on every ran
   // The first death is a rank killed by SIGKILL.
   auto& run_json = only_run(analysis.document);
   bool rank_killed = false;
+  std::set<int> killed;
   for (auto& p : run_json["processes"]) {
-    if (p["death"].is_object() && p["death"]["status"]["signal"] == SIGKILL) rank_killed = true;
+    if (p["death"].is_object() && p["death"]["status"]["signal"] == SIGKILL) {
+      rank_killed = true;
+      killed.insert(p["pid"].get<int>());
+    }
   }
   CHECK(rank_killed);
+  // The kernel's own record names a killed rank by its pid, and the tracer
+  // saw the kernel, not a process, generate its SIGKILL.
+  auto& mechanisms = run_json["started"]["mechanisms"];
+  if (mechanisms["kernel-log"] == true) {
+    bool named = false;
+    for (auto& record : run_json["kernel"]["records"]) {
+      named |= record["kind"] == "oom-kill" && record["pid"].is_number() && killed.count(record["pid"].get<int>()) > 0;
+    }
+    CHECK_MESSAGE(named, "no kernel OOM record for a killed rank: ", run_json["kernel"].dump());
+    CHECK(analysis.report["findings"].dump().find("the kernel's log names the victim") != std::string::npos);
+  }
+  if (mechanisms["signal-trace"] == true) {
+    bool from_kernel = false;
+    for (auto& s : run_json["signals"]) {
+      from_kernel |= s["signal"] == SIGKILL && killed.count(s["target_pid"].get<int>()) > 0 && s["code"].get<int>() > 0;
+    }
+    CHECK_MESSAGE(from_kernel, "no kernel-generated SIGKILL to a killed rank: ", run_json["signals"].dump());
+  }
 }
 
 TEST_CASE("real torch: DataLoader workers with a 64 MiB /dev/shm die of SIGBUS: shm-exhausted") {
