@@ -39,6 +39,7 @@ struct ProcessEvidence {
   std::vector<std::string> argv;
   std::string comm;
   std::string seen_by;
+  std::map<std::string, std::string> environment;  // role variables only (RANK, LOCAL_RANK, ...)
   double first_seen = 0;
   std::optional<ProcessDied> death;      // absent: still running when the record ends
   // Missing when no sample caught the process alive (it lived less than a tick).

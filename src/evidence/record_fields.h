@@ -75,7 +75,8 @@ struct Fields<ProcessSeen> {
   static constexpr auto list = std::tuple{
       field("time", &T::time, required), field("pid", &T::pid, required), field("ppid", &T::ppid),
       field("nspid", &T::nspid),         field("argv", &T::argv),         field("comm", &T::comm),
-      field("start_ticks", &T::start_ticks), field("seen_by", &T::seen_by)};
+      field("start_ticks", &T::start_ticks), field("seen_by", &T::seen_by),
+      field("environment", &T::environment)};
 };
 
 template <>

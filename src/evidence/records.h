@@ -68,6 +68,9 @@ struct ProcessSeen {
   std::string comm;
   std::optional<std::uint64_t> start_ticks;  // /proc/PID/stat starttime: tells pid reuse apart
   std::string seen_by;  // "spawn", "netlink-fork", "netlink-exec", "proc-scan"
+  // The variables that place it in a distributed job (RANK, LOCAL_RANK,
+  // WORLD_SIZE, SLURM_PROCID, ...: collect/proc_environ.h), nothing else.
+  std::map<std::string, std::string> environment;
 
   bool operator==(const ProcessSeen&) const = default;
 };

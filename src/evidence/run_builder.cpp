@@ -119,6 +119,7 @@ void RunBuilder::on(const ProcessSeen& seen) {
     if (!seen.argv.empty()) p.argv = seen.argv;
     if (!seen.comm.empty()) p.comm = seen.comm;
     if (!seen.nspid.empty()) p.nspid = seen.nspid;
+    if (!seen.environment.empty()) p.environment = seen.environment;  // an exec may set its own
     return;
   }
   // A new process, possibly reusing the pid of one that ended.
@@ -131,6 +132,7 @@ void RunBuilder::on(const ProcessSeen& seen) {
   p.argv = seen.argv;
   p.comm = seen.comm;
   p.seen_by = seen.seen_by;
+  p.environment = seen.environment;
   p.first_seen = seen.time;
 }
 

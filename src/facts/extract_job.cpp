@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "facts/extract.h"
+#include "facts/process_roles.h"
 
 namespace ftdiag::facts {
 
@@ -88,6 +89,15 @@ void extract_incident(const evidence::EvidenceDocument& document, const Incident
   facts.set("death.pid", std::int64_t{p.pid}, pointer + "/pid");
   facts.set("death.command", p.argv.empty() ? p.comm : fmt::format("{}", fmt::join(p.argv, " ")), pointer + "/argv");
   facts.set("death.is_job", p.pid == run->started.job_pid, pointer + "/pid");
+  const auto roles = process_roles(*run);
+  const auto& role = roles[*incident.process];
+  facts.set("death.role", role.role, pointer);
+  facts.set("death.role_because", role.because, pointer);
+  if (role.rank) {
+    facts.set("death.rank", std::int64_t{*role.rank}, pointer + "/environment");
+  } else {
+    facts.set_missing("death.rank", Missing{MissingReason::not_present, "neither its environment nor its command line names a rank"});
+  }
   if (p.death) facts.set("death.witnesses", fmt::format("{}", fmt::join(p.death->witnesses, ",")), pointer + "/death/witnesses");
   if (p.last_sample && p.last_sample->rss) {
     facts.set("death.rss_bytes", static_cast<std::int64_t>(p.last_sample->rss.value()), pointer + "/last_sample/rss_bytes");

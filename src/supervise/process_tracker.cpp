@@ -1,5 +1,7 @@
 #include "supervise/process_tracker.h"
 
+#include "collect/proc_environ.h"
+
 #include <algorithm>
 #include <unordered_set>
 
@@ -37,6 +39,7 @@ std::optional<ProcessSeen> ProcessTracker::describe(int pid, int ppid_hint, cons
   }
   if (auto status = collect::read_proc_status(roots_, pid); status) seen.nspid = status->nspid;
   if (auto argv = collect::read_proc_cmdline(roots_, pid); argv) seen.argv = std::move(argv).value();
+  if (auto environment = collect::read_role_environment(roots_, pid); environment) seen.environment = std::move(environment).value();
   live_[pid] = Live{seen.start_ticks.value_or(0), seen.argv};
   return seen;
 }

@@ -23,6 +23,7 @@ evidence::EvidenceDocument rich_document() {
   auto& job = add_process(run, kJobPid, {"torchrun", "train.py"}, 61.0, ExitStatus::exited(1));
   job.peak_rss = Bytes{1000};
   auto& worker = add_process(run, 101, {"python", "train.py"}, 60.0, ExitStatus::killed(SIGKILL));
+  worker.environment = {{"RANK", "0"}, {"LOCAL_RANK", "0"}, {"WORLD_SIZE", "2"}};
   worker.vm_hwm = Bytes{9000};
   evidence::ProcessMemory last;
   last.pid = 101;
