@@ -76,6 +76,10 @@ void extract_log_event_facts(const evidence::EvidenceDocument& document, const s
   set_text("log.scheduler_memory_kill", first_of(events, {"scheduler-memory-kill"}), [](const LogEvent& e) { return e.text; });
   set_text("log.oom_daemon_kill", first_of(events, {"oomd-kill", "earlyoom-kill"}), [](const LogEvent& e) { return e.text; });
   set_text("log.eviction", first_of(events, {"eviction"}), [](const LogEvent& e) { return e.text; });
+  set_text("log.shm_error", first_of(events, {"shm-error"}), [](const LogEvent& e) { return e.text; });
+  set_text("log.cuda_oom", first_of(events, {"cuda-oom"}), [](const LogEvent& e) { return e.text; });
+  set_text("log.nccl_error", first_of(events, {"nccl-error"}), [](const LogEvent& e) { return e.text; });
+  set_text("log.worker_died", first_of(events, {"worker-died"}), [](const LogEvent& e) { return e.text; });
   std::int64_t teardown = 0;
   for (const auto& e : events) teardown += e.event->kind == "launcher-teardown";
   facts.set("log.launcher_teardown", teardown, "/hosts");

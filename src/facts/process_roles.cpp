@@ -93,7 +93,11 @@ std::vector<ProcessRole> process_roles(const RunEvidence& run) {
   // namespace is the job's: a rank prints its own workers' pids).
   std::map<int, bool> named_workers;
   for (const auto& event : run.console.events) {
-    if (event.kind == "worker-died" && event.pid) named_workers[*event.pid] = true;
+    if (event.kind != "worker-died" || !event.pid) continue;
+    auto source = event.details.find("source");
+    // A DataLoader's own message names a DataLoader worker; multiprocessing's
+    // names some worker of a pool.
+    named_workers[*event.pid] = source != event.details.end() && source->second == "pytorch-dataloader";
   }
   std::vector<ProcessRole> roles(run.processes.size());
   // Parents come before children in order of first sight; a process's role
@@ -107,8 +111,11 @@ std::vector<ProcessRole> process_roles(const RunEvidence& run) {
     return it == index_of.end() || it->second >= roles.size() ? nullptr : &roles[it->second];
   };
   auto named_worker = [&](const ProcessEvidence& p) {
-    if (named_workers.count(p.pid)) return true;
-    return std::any_of(p.nspid.begin(), p.nspid.end(), [&](int pid) { return named_workers.count(pid) > 0; });
+    auto named = [&](int pid) {
+      auto it = named_workers.find(pid);
+      return it != named_workers.end() && it->second;
+    };
+    return named(p.pid) || std::any_of(p.nspid.begin(), p.nspid.end(), named);
   };
   for (std::size_t i : order) {
     const auto& p = run.processes[i];

@@ -63,6 +63,10 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"log.scheduler_memory_kill", string, none, "the scheduler killed the job itself for exceeding its memory limit (Slurm's own enforcement: no kernel OOM)"},
     {"log.oom_daemon_kill", string, none, "a userspace OOM daemon's kill line (systemd-oomd, earlyoom)"},
     {"log.eviction", string, none, "a Kubernetes eviction line"},
+    {"log.shm_error", string, none, "a shared-memory error line (/dev/shm full: \"unable to write to file </torch_...>: No space left on device\")"},
+    {"log.cuda_oom", string, none, "a CUDA out-of-memory line (\"CUDA out of memory. Tried to allocate ...\")"},
+    {"log.nccl_error", string, none, "an NCCL error or watchdog timeout line"},
+    {"log.worker_died", string, none, "a line reporting a worker's death (\"DataLoader worker (pid N) is killed by signal: Killed.\")"},
     {"log.launcher_teardown", integer, count, "lines of a launcher signalling surviving ranks (torchrun's closing signal, DeepSpeed's Killing subprocess)"},
     {"log.first_event", string, none, "the first recognised line: kind and text"},
 

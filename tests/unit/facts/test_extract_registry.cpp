@@ -116,7 +116,8 @@ TEST_CASE("registry: a rich document gives every fact a value of its registered 
                                           "fault.kernel_line", "fault.kind", "fault.object", "fault.address",
                                           "fault.error_meaning", "fault.null_pointer", "fault.near_stack_pointer",
                                           // Lines this console does not have.
-                                          "log.scheduler_memory_kill", "log.oom_daemon_kill", "log.eviction"};
+                                          "log.scheduler_memory_kill", "log.oom_daemon_kill", "log.eviction",
+                                          "log.cuda_oom", "log.nccl_error", "log.shm_error", "log.worker_died"};
   for (const auto& [fact_name, entry] : facts.entries()) {
     const std::string& name = fact_name;
     CAPTURE(name);

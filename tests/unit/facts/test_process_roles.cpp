@@ -43,6 +43,7 @@ TEST_CASE("roles: torchrun, ranks with RANK, their forked DataLoader workers, a 
   child(run, 401, kJobPid, {"/bin/sh", "-c", "nvidia-smi"}, 2, "sh");
   evidence::LogEvent died{.kind = "worker-died", .text = "RuntimeError: DataLoader worker (pid 202) is killed by signal: Killed."};
   died.pid = 202;
+  died.details = {{"source", "pytorch-dataloader"}};
   run.console.events.push_back(died);
 
   const auto roles = process_roles(run);

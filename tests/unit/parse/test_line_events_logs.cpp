@@ -32,9 +32,13 @@ TEST_CASE("line events: torchrun captures (torch 1.13)") {
             "42: rank-failed torchrun pid=21229 signal=9",
         });
   CHECK(events_of_log("torchrun-torch1.13-exc.txt") == std::vector<std::string>{
+            "12: cuda-oom pytorch requested=2.00 GiB",
+            "13: cuda-oom pytorch requested=2.00 GiB",
             "14: launcher-teardown torchrun pid=21187 signal=15",
             "15: rank-failed torchrun pid=21188 exit_code=1 rank=1 binary=/usr/bin/python3.11",
             "45: rank-failed torchrun pid=21188 exit_code=1",
+            "52: cuda-oom pytorch requested=2.00 GiB",
+            "53: cuda-oom pytorch requested=2.00 GiB",
         });
   CHECK(events_of_log("torchrun-torch1.13-sigterm.txt") == std::vector<std::string>{
             "5: launcher-signalled torchrun signal=15",
