@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "facts/kernel_match.h"
+#include "facts/process_roles.h"
 
 namespace ftdiag::facts {
 
@@ -185,9 +186,40 @@ std::uint64_t oom_kills_during(const evidence::RunEvidence& run) {
   return last - std::min(before, last);
 }
 
+namespace {
+
+// A launcher tears the other ranks down when one fails: torch.multiprocessing
+// and torchrun send SIGTERM (then SIGKILL) to the survivors a moment after a
+// rank exits with an exception. That rank's exit, not the teardown signal, is
+// what began the end.
+constexpr double kTeardownAfterExitSeconds = 35;
+
+std::optional<Incident> failed_rank_before(const EvidenceDocument& document, const Incident& death) {
+  const int sig = death.status.signal.value_or(0);
+  if (!death.run || !death.time || !(sig == SIGTERM || sig == SIGKILL || sig == SIGINT || sig == SIGHUP)) return std::nullopt;
+  const auto& run = evidence::run_at(document, *death.run);
+  if (sig == SIGKILL && oom_kills_during(run) > 0) return std::nullopt;  // the OOM killer's, not a teardown
+  const auto roles = process_roles(run);
+  std::optional<Incident> found;
+  for (std::size_t p = 0; p < run.processes.size(); ++p) {
+    const auto& d = run.processes[p].death;
+    if (!d || !d->status || d->status->signal || d->status->exit_code.value_or(0) == 0) continue;
+    if (roles[p].role != "rank" || d->time > *death.time || *death.time - d->time > kTeardownAfterExitSeconds) continue;
+    if (found && *found->time <= d->time) continue;
+    found = Incident{IncidentSource::journal, death.run, p, fmt::format("{}/processes/{}/death", death.run->pointer(), p),
+                     d->time, d->status.value()};
+  }
+  return found;
+}
+
+}  // namespace
+
 std::optional<Incident> find_incident(const EvidenceDocument& document) {
   if (every_job_succeeded(document)) return std::nullopt;
-  if (auto death = earliest_journal_death(document)) return death;
+  if (auto death = earliest_journal_death(document)) {
+    if (auto exit = failed_rank_before(document, *death)) return exit;
+    return death;
+  }
   if (auto event = earliest_event_death(document)) return event;
   if (auto inferred = inferred_oom_death(document)) return inferred;
   return first_failed_job(document);

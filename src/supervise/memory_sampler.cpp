@@ -65,6 +65,10 @@ bool MemorySampler::locate_cgroup_of(int pid) {
     return false;
   }
   auto& fresh = located.value();
+  // An exiting task reads as the root cgroup before it reads as a zombie
+  // (cgroup_exit comes before exit_notify): a job never moves itself to the
+  // root, so a move there from a cgroup of its own is its exit, not a move.
+  if (cgroup_ && fresh->cgroup_path() == "/" && cgroup_->cgroup_path() != "/") return false;
   bool changed = !cgroup_ || cgroup_->directory() != fresh->directory();
   if (changed) {
     cgroup_ = std::move(fresh);
