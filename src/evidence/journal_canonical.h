@@ -11,7 +11,7 @@
 // key out of the table, repeated or escaped, whitespace, a string with an
 // escape or a byte outside printable ASCII, an integer with a fraction, an
 // exponent, a leading zero or 16 digits or more, or that does not fit its
-// member, a double that overflows, an exit status or a map (no rule here), a
+// member, a double that overflows, an exit status or a map other than of strings (no rule here), a
 // required key absent, anything after the closing brace: it returns false and the caller reads the line the general
 // way (journal_parse.cpp), which gives the same record for every line this
 // reader takes. test_journal_parse.cpp and fuzz_journal_parse.cpp check it.
@@ -32,6 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -183,6 +184,28 @@ inline const char* read(const char* p, const char* end, std::string& out) {
   const char* after = read_text(p, end, text);
   if (after != nullptr) out.assign(text);
   return after;
+}
+
+// A map of strings, as the writer orders it (keys strictly increasing: a
+// repeated or unordered key is not the writer's form).
+inline const char* read(const char* p, const char* end, std::map<std::string, std::string>& out) {
+  if (p >= end || *p != '{') return nullptr;
+  ++p;
+  out.clear();
+  if (p < end && *p == '}') return p + 1;
+  std::string_view previous;
+  for (bool first = true;; first = false) {
+    std::string_view key, value;
+    p = read_text(p, end, key);
+    if (p == nullptr || p >= end || *p != ':' || (!first && key <= previous)) return nullptr;
+    p = read_text(p + 1, end, value);
+    if (p == nullptr || p >= end) return nullptr;
+    out.emplace_hint(out.end(), key, value);
+    previous = key;
+    if (*p == '}') return p + 1;
+    if (*p != ',') return nullptr;
+    ++p;
+  }
 }
 
 [[gnu::always_inline]] inline bool is_null(const char* p, const char* end) {

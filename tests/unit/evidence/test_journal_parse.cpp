@@ -220,6 +220,7 @@ TEST_CASE("every record reads back what it wrote") {
       run,
       ProcessSeen{1.5, 4243, 4242, {4243, 7}, {"python", "-m", "x"}, "python", 12345u, "netlink-fork"},
       ProcessSeen{1.5, 4243, 4242, {}, {}, "", std::nullopt, ""},
+      ProcessSeen{2.5, 4244, 4242, {4244}, {"python"}, "python", 7u, "netlink-exec", {{"LOCAL_RANK", "1"}, {"RANK", "1"}}},
       ProcessDied{2.5, 4243, ExitStatus::killed(SIGKILL), {"netlink", "waitpid"}},
       ProcessDied{2.5, 4243, ExitStatus::killed(SIGSEGV, true), {}},
       ProcessDied{2.5, 4243, ExitStatus::exited(3), {}},
@@ -251,6 +252,7 @@ TEST_CASE("lines as ftdiag run writes them are read without simdjson, to the sam
       negative,
       ProcessSeen{1.5, 4243, 4242, {4243, 7}, {"python", "-m", "x"}, "python", 12345u, "netlink-fork"},
       ProcessSeen{1.5, 4243, 4242, {}, {}, "", std::nullopt, ""},
+      ProcessSeen{2.5, 4244, 4242, {4244}, {"python"}, "python", 7u, "netlink-exec", {{"LOCAL_RANK", "1"}, {"RANK", "1"}}},
       SupervisorNote{4.0, "forwarded SIGTERM"},
   };
   for (const auto& record : taken) {
