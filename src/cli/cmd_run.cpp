@@ -53,6 +53,7 @@ void print_summary_and_verdict(const RunArguments& args, const supervise::Superv
   document.generator = "ftdiag " FTDIAG_VERSION;
   document.sources.push_back(job.run_dir.string());
   evidence::host_named(document, job.run.started.host).runs.push_back(job.run);
+  name_fault_code(document);
   std::fputs(report::render_verdict(judge_document(document, rules.value())).c_str(), stderr);
 }
 

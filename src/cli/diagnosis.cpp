@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "collectors/fault_symbols.h"
 #include "collectors/post_mortem.h"
 #include "collectors/registry.h"
 #include "facts/extract.h"
@@ -31,6 +32,11 @@ std::optional<parse::LineEventTable> load_line_events() {
   return std::move(std::get<parse::LineEventTable>(table));
 }
 
+void name_fault_code(evidence::EvidenceDocument& document) {
+  symbolize::ModuleSymbols symbols;
+  collectors::symbolize_kernel_faults(document, symbols);
+}
+
 Fact<evidence::EvidenceDocument> collect_evidence(const std::vector<std::filesystem::path>& paths,
                                                   const EvidenceSources& sources) {
   auto phases = load_phase_table();
@@ -40,7 +46,9 @@ Fact<evidence::EvidenceDocument> collect_evidence(const std::vector<std::filesys
                                      .line_events = line_events ? &*line_events : nullptr,
                                      .kernel_logs = sources.kernel_logs,
                                      .read_this_host = sources.read_this_host};
-  return collectors::collect_post_mortem(paths, context, collectors::post_mortem_collectors());
+  auto document = collectors::collect_post_mortem(paths, context, collectors::post_mortem_collectors());
+  if (document) name_fault_code(document.value());
+  return document;
 }
 
 rules::Judgement judge_document(const evidence::EvidenceDocument& document, const rules::RuleSet& rules) {

@@ -92,7 +92,7 @@ void extract_oom(const std::vector<KernelMatch>& matches, const std::optional<In
 }
 
 const char* kFaultFacts[] = {"fault.kind", "fault.object", "fault.address", "fault.error_meaning", "fault.null_pointer",
-                             "fault.near_stack_pointer"};
+                             "fault.near_stack_pointer", "fault.function", "fault.source"};
 
 void extract_fault(const std::vector<KernelMatch>& matches, const std::optional<Incident>& incident, const Fact<bool>& read,
                    FactSet& facts) {
@@ -111,6 +111,8 @@ void extract_fault(const std::vector<KernelMatch>& matches, const std::optional<
   set_detail(facts, "fault.object", *fault, "object");
   set_detail(facts, "fault.address", *fault, "address");
   set_detail(facts, "fault.error_meaning", *fault, "error_meaning");
+  set_detail(facts, "fault.function", *fault, "function");
+  set_detail(facts, "fault.source", *fault, "source");
   facts.set("fault.null_pointer", detail(*fault->event, "null_pointer") == "true", fault->pointer);
   facts.set("fault.near_stack_pointer", detail(*fault->event, "near_stack_pointer") == "true", fault->pointer);
 }

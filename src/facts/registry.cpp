@@ -90,6 +90,8 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"fault.kind", string, none, "segfault, general-protection, trap, unhandled-exception or fatal-signal"},
     {"fault.object", string, none, "the file mapped where the fault's instruction was (libc.so.6, an extension)"},
     {"fault.address", string, none, "the address that faulted (hex)"},
+    {"fault.function", string, none, "the function the fault was in, named from the module on disk (its DWARF, else its symbol table)"},
+    {"fault.source", string, none, "the source file and line of the fault (file:line), when the module has DWARF"},
     {"fault.error_meaning", string, none, "the page-fault error code in words (user-mode read of an unmapped address)"},
     {"fault.null_pointer", boolean, none, "the fault address is below 64 KiB: a null pointer dereference"},
     {"fault.near_stack_pointer", boolean, none, "the fault address is within 64 KiB of the stack pointer: a stack overflow's guard page"},
