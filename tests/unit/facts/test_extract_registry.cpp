@@ -114,7 +114,7 @@ TEST_CASE("registry: a rich document gives every fact a value of its registered 
   const std::set<std::string> may_miss = {"job.signal", "death.exit_code", "death.inferred", "console.exception",
                                           "death.sender_pid", "death.sender_comm", "death.sender_in_job",
                                           "fault.kernel_line", "fault.kind", "fault.object", "fault.address",
-                                          "fault.error_meaning", "fault.null_pointer", "fault.near_stack_pointer",
+                                          "fault.error_meaning", "fault.null_pointer", "fault.near_stack_pointer", "fault.function", "fault.source",
                                           // Lines this console does not have.
                                           "log.scheduler_memory_kill", "log.oom_daemon_kill", "log.eviction",
                                           "log.cuda_oom", "log.nccl_error", "log.shm_error", "log.worker_died"};
