@@ -45,10 +45,6 @@ std::optional<fs::path> program_path(const std::string& argv0, const std::string
   return std::nullopt;
 }
 
-std::string detail(const LogEvent& event, const char* key) {
-  auto it = event.details.find(key);
-  return it == event.details.end() ? std::string() : it->second;
-}
 
 // The module file the kernel named by its base name.
 std::optional<fs::path> find_module(const std::string& object, const evidence::HostEvidence& host, const LogEvent& event) {
@@ -69,9 +65,9 @@ std::optional<fs::path> find_module(const std::string& object, const evidence::H
 
 void symbolize_event(LogEvent& event, const evidence::HostEvidence& host, symbolize::ModuleSymbols& symbols) {
   if (event.kind != "fault" || event.details.count("function")) return;
-  const auto offset_text = detail(event, "object_offset");
+  const auto offset_text = event.detail("object_offset");
   if (offset_text.empty()) return;  // kernels before ~6.x print no file offset
-  const auto module = find_module(detail(event, "object"), host, event);
+  const auto module = find_module(event.detail("object"), host, event);
   if (!module) return;
   const std::uint64_t offset = std::strtoull(offset_text.c_str(), nullptr, 16);
   auto place = symbols.at_file_offset(*module, offset);

@@ -1,6 +1,5 @@
 #include "collectors/kernel_log_collector.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,7 +13,8 @@
 
 #include "base/clock.h"
 #include "base/read_file.h"
-#include "base/unique_fd.h"
+#include "collect/host_name.h"
+#include "collect/kernel_log_reader.h"
 #include "evidence/job_reader.h"
 #include "evidence/kernel_events.h"
 
@@ -101,26 +101,16 @@ Fact<KernelLogEvidence> read_file_source(const fs::path& file, const std::string
 
 // /dev/kmsg holds the records since boot that the ring buffer still has.
 Fact<KernelLogEvidence> read_kmsg(const std::optional<Window>& window) {
-  UniqueFd fd(::open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-  if (!fd.valid()) {
-    const int error = errno;
-    if (error == EPERM || error == EACCES) {
-      return Missing{MissingReason::permission_denied, "/dev/kmsg needs CAP_SYSLOG when kernel.dmesg_restrict=1"};
-    }
-    return missing_from_errno(error, "open /dev/kmsg");
-  }
+  auto reader = collect::KernelLogReader::open("/dev/kmsg", collect::KernelLogReader::From::oldest);
+  if (!reader) return reader.missing();
   std::vector<parse::KernelLine> lines;
-  char buffer[8192];
   std::uint64_t number = 0;
-  for (;;) {
-    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
-    if (n < 0 && (errno == EINTR || errno == EPIPE)) continue;
-    if (n <= 0) break;
-    auto line = parse::decode_kmsg_record(std::string_view(buffer, static_cast<std::size_t>(n)));
-    if (!line || (line->stamp.facility && *line->stamp.facility != 0)) continue;
+  reader->drain([&](std::string_view record) {
+    auto line = parse::decode_kmsg_record(record);
+    if (!line) return;
     line->line_number = ++number;
     lines.push_back(std::move(*line));
-  }
+  });
   KernelLogEvidence kernel;
   kernel.from = Provenance{.collector = "kernel-log", .file = "/dev/kmsg"};
   kernel.boot_time = boot_wall_time();
@@ -154,16 +144,10 @@ Fact<KernelLogEvidence> read_journalctl(const Window& window) {
                             std::nullopt, window);
 }
 
-std::string this_host_name() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return {};
-  return name;
-}
-
 bool recorded_since_this_boot(const EvidenceDocument& document) {
   bool found = false;
   const double boot = boot_wall_time();
-  const std::string host = this_host_name();
+  const std::string host = collect::host_name();
   evidence::for_each_run(document, [&](const evidence::RunRef&, const evidence::RunEvidence& run) {
     if (run.started.host == host && run.started.boot_time && std::abs(*run.started.boot_time - boot) < kSameBootTolerance) {
       found = true;

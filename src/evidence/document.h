@@ -118,6 +118,12 @@ struct LogEvent {
   // "anon_rss_bytes": "123456"}; facts read them by name.
   std::map<std::string, std::string> details;
 
+  // A detail's value, empty when the source did not give it.
+  std::string detail(const std::string& key) const {
+    auto it = details.find(key);
+    return it == details.end() ? std::string() : it->second;
+  }
+
   bool operator==(const LogEvent&) const = default;
 };
 

@@ -15,13 +15,9 @@ namespace {
 
 using evidence::LogEvent;
 
-std::string detail(const LogEvent& event, const char* key) {
-  auto it = event.details.find(key);
-  return it == event.details.end() ? std::string() : it->second;
-}
 
 void set_detail(FactSet& facts, const char* name, const KernelMatch& match, const char* key) {
-  auto value = detail(*match.event, key);
+  auto value = match.event->detail(key);
   if (value.empty()) {
     facts.set_missing(name, Missing{MissingReason::not_present, fmt::format("the kernel's record does not print {}", key)});
   } else {
@@ -30,7 +26,7 @@ void set_detail(FactSet& facts, const char* name, const KernelMatch& match, cons
 }
 
 void set_bytes_detail(FactSet& facts, const char* name, const KernelMatch& match, const char* key) {
-  auto value = detail(*match.event, key);
+  auto value = match.event->detail(key);
   if (value.empty()) {
     facts.set_missing(name, Missing{MissingReason::not_present, fmt::format("the kernel's record does not print {}", key)});
   } else {
@@ -75,7 +71,7 @@ void extract_oom(const std::vector<KernelMatch>& matches, const std::optional<In
   facts.set("oom.killed_by_kernel", true, oom->pointer);
   set_detail(facts, "oom.scope", *oom, "scope");
   set_detail(facts, "oom.constraint", *oom, "constraint");
-  facts.set("oom.victim", fmt::format("pid {} ({})", oom->event->pid.value_or(0), detail(*oom->event, "comm")), oom->pointer + "/pid");
+  facts.set("oom.victim", fmt::format("pid {} ({})", oom->event->pid.value_or(0), oom->event->detail("comm")), oom->pointer + "/pid");
   set_bytes_detail(facts, "oom.victim_anon_rss_bytes", *oom, "anon_rss_bytes");
   set_bytes_detail(facts, "oom.victim_file_rss_bytes", *oom, "file_rss_bytes");
   set_bytes_detail(facts, "oom.victim_shmem_rss_bytes", *oom, "shmem_rss_bytes");
@@ -88,7 +84,7 @@ void extract_oom(const std::vector<KernelMatch>& matches, const std::optional<In
   } else {
     facts.set("oom.matched_by", oom->matched_by, oom->pointer);
   }
-  facts.set("oom.group_kill", detail(*oom->event, "oom_group") == "true", oom->pointer);
+  facts.set("oom.group_kill", oom->event->detail("oom_group") == "true", oom->pointer);
 }
 
 const char* kFaultFacts[] = {"fault.kind", "fault.object", "fault.address", "fault.error_meaning", "fault.null_pointer",
@@ -113,8 +109,8 @@ void extract_fault(const std::vector<KernelMatch>& matches, const std::optional<
   set_detail(facts, "fault.error_meaning", *fault, "error_meaning");
   set_detail(facts, "fault.function", *fault, "function");
   set_detail(facts, "fault.source", *fault, "source");
-  facts.set("fault.null_pointer", detail(*fault->event, "null_pointer") == "true", fault->pointer);
-  facts.set("fault.near_stack_pointer", detail(*fault->event, "near_stack_pointer") == "true", fault->pointer);
+  facts.set("fault.null_pointer", fault->event->detail("null_pointer") == "true", fault->pointer);
+  facts.set("fault.near_stack_pointer", fault->event->detail("near_stack_pointer") == "true", fault->pointer);
 }
 
 // Xids over the job's time: they are the GPU's, not a process's, so every
@@ -127,8 +123,8 @@ void extract_xids(const std::vector<KernelMatch>& matches, const std::optional<I
     if (m.event->kind != "gpu-xid") continue;
     ++count;
     // The first one of hardware origin says the most; else the first.
-    const bool hardware = detail(*m.event, "origin") == "hardware";
-    if (!chosen || (hardware && detail(*chosen->event, "origin") != "hardware")) chosen = &m;
+    const bool hardware = m.event->detail("origin") == "hardware";
+    if (!chosen || (hardware && chosen->event->detail("origin") != "hardware")) chosen = &m;
   }
   if (!read) {
     for (const char* name : {"gpu.xid", "gpu.xid_count", "gpu.xid_meaning", "gpu.xid_origin", "gpu.xid_action", "gpu.xid_pci",
@@ -145,7 +141,7 @@ void extract_xids(const std::vector<KernelMatch>& matches, const std::optional<I
     }
     return;
   }
-  facts.set("gpu.xid", static_cast<std::int64_t>(std::atoi(detail(*chosen->event, "xid").c_str())), chosen->pointer + "/details/xid");
+  facts.set("gpu.xid", static_cast<std::int64_t>(std::atoi(chosen->event->detail("xid").c_str())), chosen->pointer + "/details/xid");
   set_detail(facts, "gpu.xid_meaning", *chosen, "meaning");
   set_detail(facts, "gpu.xid_origin", *chosen, "origin");
   set_detail(facts, "gpu.xid_action", *chosen, "action");

@@ -47,10 +47,6 @@ const Located* first_of(const std::vector<Located>& events, std::initializer_lis
   return nullptr;
 }
 
-std::string detail(const LogEvent& event, const char* key) {
-  auto it = event.details.find(key);
-  return it == event.details.end() ? std::string() : it->second;
-}
 
 }  // namespace
 
@@ -66,7 +62,7 @@ void extract_log_event_facts(const evidence::EvidenceDocument& document, const s
     }
   };
   set_text("log.scheduler_cancel", first_of(events, {"scheduler-cancel"}), [](const LogEvent& e) {
-    auto reason = detail(e, "reason");
+    auto reason = e.detail("reason");
     return reason.empty() ? std::string("cancelled") : reason;
   });
   set_text("log.scheduler_cancel_line", first_of(events, {"scheduler-cancel"}), [](const LogEvent& e) { return e.text; });

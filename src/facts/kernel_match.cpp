@@ -62,17 +62,13 @@ bool same_cgroup(const std::string& ours, const std::string& kernels) {
   return tail(kernels, ours) || tail(ours, kernels);
 }
 
-std::string detail(const LogEvent& event, const char* key) {
-  auto it = event.details.find(key);
-  return it == event.details.end() ? std::string() : it->second;
-}
 
 // An OOM kill in the run's cgroup whose pid means nothing here: the process
 // that died by SIGKILL (or vanished) closest to the kill, within the tolerance.
 std::optional<std::size_t> by_cgroup_and_time(const RunEvidence& run, const LogEvent& event) {
   if (event.kind != "oom-kill" || !event.time) return std::nullopt;
   const auto cgroup = run_cgroup(run);
-  if (!same_cgroup(cgroup, detail(event, "task_memcg")) && !same_cgroup(cgroup, detail(event, "oom_memcg"))) return std::nullopt;
+  if (!same_cgroup(cgroup, event.detail("task_memcg")) && !same_cgroup(cgroup, event.detail("oom_memcg"))) return std::nullopt;
   std::optional<std::size_t> best;
   double best_gap = kTimeTolerance;
   for (std::size_t i = 0; i < run.processes.size(); ++i) {
@@ -114,7 +110,7 @@ void attribute(const EvidenceDocument& document, std::size_t host, KernelMatch& 
     const auto& run = document.hosts[host].runs[r];
     const double end = run.ended ? run.ended->time : (run.timeline.empty() ? run.started.time : run.timeline.back().time);
     if (*event.time < run.started.time || *event.time > end + kTimeTolerance) continue;
-    const auto memcg = detail(event, "task_memcg").empty() ? detail(event, "oom_memcg") : detail(event, "task_memcg");
+    const auto memcg = event.detail("task_memcg").empty() ? event.detail("oom_memcg") : event.detail("task_memcg");
     if (!memcg.empty() && !same_cgroup(run_cgroup(run), memcg)) continue;
     match.run = RunRef{host, r};
     match.matched_by = memcg.empty() ? "time" : "cgroup and time";

@@ -39,8 +39,7 @@ class PositionScanner {
       std::string key;
       if (peek() != '"' || !string(&key) || !expect(':')) return fail();
       if (!value(pointer + "/" + json_pointer_token(key), depth + 1)) return fail();
-      skip_blank();
-      if (!done() && peek() == ',') ++i_;
+      if (!next_member('}')) return fail();
     }
     return expect('}');
   }
@@ -50,10 +49,21 @@ class PositionScanner {
     std::size_t index = 0;
     for (skip_blank(); !done() && peek() != ']'; skip_blank()) {
       if (!value(pointer + "/" + std::to_string(index++), depth + 1)) return fail();
-      skip_blank();
-      if (!done() && peek() == ',') ++i_;
+      if (!next_member(']')) return fail();
     }
     return expect(']');
+  }
+
+  // After a member: a comma, or the closing bracket. Anything else (a
+  // missing comma) ends the scan: what follows is not guessed at.
+  bool next_member(char closing) {
+    skip_blank();
+    if (done()) return false;
+    if (peek() == ',') {
+      ++i_;
+      return true;
+    }
+    return peek() == closing;
   }
 
   // Keys need only their escapes of '"' and '\\' undone to name a pointer.

@@ -13,12 +13,6 @@
 
 namespace ftdiag::supervise {
 
-std::string host_name() {
-  char name[HOST_NAME_MAX + 1] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return "unknown-host";
-  return name;
-}
-
 std::optional<int> rank_from_environment() {
   for (const char* variable : {"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK"}) {
     const char* value = std::getenv(variable);

@@ -6,10 +6,11 @@
 #include <string>
 
 #include "base/fact.h"
+#include "collect/host_name.h"
 
 namespace ftdiag::supervise {
 
-std::string host_name();
+using collect::host_name;
 
 // The rank of this `ftdiag run` among the job's ranks: RANK (torchrun,
 // accelerate), SLURM_PROCID (srun), OMPI_COMM_WORLD_RANK (mpirun), PMI_RANK.

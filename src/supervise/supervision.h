@@ -18,7 +18,7 @@
 #include "evidence/journal_writer.h"
 #include "evidence/run_builder.h"
 #include "supervise/inherited_signals.h"
-#include "supervise/kernel_log_reader.h"
+#include "collect/kernel_log_reader.h"
 #include "supervise/signal_trace.h"
 #include "supervise/memory_sampler.h"
 #include "supervise/output_relay.h"
@@ -95,7 +95,7 @@ class Supervision {
   std::unique_ptr<evidence::BackgroundSync> syncer_;  // started once the job is forked
 
   std::optional<ProcConnector> netlink_;
-  std::optional<KernelLogReader> kernel_log_;
+  std::optional<collect::KernelLogReader> kernel_log_;
   std::optional<SignalTrace> signal_trace_;
   std::uint64_t kernel_records_ = 0;
   std::uint64_t kernel_records_lost_ = 0;

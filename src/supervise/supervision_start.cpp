@@ -72,7 +72,7 @@ void Supervision::prepare_mechanisms() {
     mechanisms.emplace("netlink", connector.missing());
   }
   mechanisms.emplace("proc-scan", true);
-  if (auto reader = KernelLogReader::open()) {
+  if (auto reader = collect::KernelLogReader::open()) {
     kernel_log_.emplace(std::move(reader).value());
     mechanisms.emplace("kernel-log", true);
     mechanisms.emplace("kernel-fault-lines", kernel_logs_faults(options_.roots));

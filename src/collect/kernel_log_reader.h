@@ -1,7 +1,8 @@
-// Reads the kernel's log live from /dev/kmsg: the records written since the
-// reader opened, as they come (the device is pollable), so an OOM kill or a
-// segfault of the job is recorded with the run even when the ring buffer
-// wraps or the node reboots before anyone runs dmesg.
+// Reads the kernel's log from /dev/kmsg, one record per read. Live (`ftdiag
+// run`): the records written since the reader opened, as they come (the
+// device is pollable), so an OOM kill or a segfault of the job is recorded
+// with the run even when the ring buffer wraps or the node reboots before
+// anyone runs dmesg. Post-mortem: every record the ring buffer still holds.
 #pragma once
 
 #include <cstdint>
@@ -13,14 +14,15 @@
 #include "base/fact.h"
 #include "base/unique_fd.h"
 
-namespace ftdiag::supervise {
+namespace ftdiag::collect {
 
 class KernelLogReader {
  public:
-  // Positioned after the last record: only what is logged from now on.
-  // Missing with the reason when the log cannot be read (no /dev/kmsg in a
+  enum class From { now, oldest };
+  // From::now: positioned after the last record, only what is logged from
+  // now on; From::oldest: from the oldest record still held. Missing with the reason when the log cannot be read (no /dev/kmsg in a
   // container, kernel.dmesg_restrict=1 without CAP_SYSLOG).
-  static Fact<KernelLogReader> open(const std::filesystem::path& device = "/dev/kmsg");
+  static Fact<KernelLogReader> open(const std::filesystem::path& device = "/dev/kmsg", From from = From::now);
 
   int fd() const { return fd_.get(); }
 
@@ -48,4 +50,4 @@ class KernelLogReader {
   std::optional<std::uint64_t> last_sequence_;
 };
 
-}  // namespace ftdiag::supervise
+}  // namespace ftdiag::collect

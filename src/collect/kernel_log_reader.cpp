@@ -1,4 +1,4 @@
-#include "supervise/kernel_log_reader.h"
+#include "collect/kernel_log_reader.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <charconv>
 
-namespace ftdiag::supervise {
+namespace ftdiag::collect {
 
 namespace {
 
@@ -31,7 +31,7 @@ std::optional<Prefix> read_prefix(std::string_view record) {
 
 }  // namespace
 
-Fact<KernelLogReader> KernelLogReader::open(const std::filesystem::path& device) {
+Fact<KernelLogReader> KernelLogReader::open(const std::filesystem::path& device, From from) {
   UniqueFd fd(::open(device.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
   if (!fd.valid()) {
     const int error = errno;
@@ -41,7 +41,9 @@ Fact<KernelLogReader> KernelLogReader::open(const std::filesystem::path& device)
     }
     return missing_from_errno(error, "open " + device.string());
   }
-  if (::lseek(fd.get(), 0, SEEK_END) < 0) return missing_from_errno(errno, "seek to the end of " + device.string());
+  if (from == From::now && ::lseek(fd.get(), 0, SEEK_END) < 0) {
+    return missing_from_errno(errno, "seek to the end of " + device.string());
+  }
   return KernelLogReader(std::move(fd));
 }
 
@@ -68,4 +70,4 @@ std::optional<std::string> KernelLogReader::next(std::uint64_t& lost) {
   }
 }
 
-}  // namespace ftdiag::supervise
+}  // namespace ftdiag::collect
