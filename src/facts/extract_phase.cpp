@@ -49,9 +49,13 @@ void extract_phase_at(const evidence::RunEvidence& run, const std::string& at, d
 // stream after the last "Traceback (most recent call last):" that is not
 // indented (the frames and their code are), with the prefix the traceback line had removed
 // (torchrun's "[rank0]: ", a logger's timestamp). Index into the tail.
-std::optional<std::size_t> last_exception_line(const std::vector<evidence::ConsoleLine>& tail, std::string& exception) {
+// With `until`, only tracebacks that ended by then count: what a process
+// reported before the incident, not the launcher's re-raise after it.
+std::optional<std::size_t> last_exception_line(const std::vector<evidence::ConsoleLine>& tail, std::string& exception,
+                                               std::optional<double> until = std::nullopt) {
   constexpr std::string_view kTraceback = "Traceback (most recent call last):";
   for (std::size_t t = tail.size(); t-- > 0;) {
+    if (until && tail[t].time > *until) continue;
     const std::string_view line = tail[t].text;
     const auto at = line.find(kTraceback);
     if (at == std::string_view::npos) continue;
@@ -64,7 +68,7 @@ std::optional<std::size_t> last_exception_line(const std::vector<evidence::Conso
       if (text.substr(0, prefix.size()) == prefix) text.remove_prefix(prefix.size());
       if (text.empty() || text.front() == ' ' || text.front() == '\t') continue;
       const bool named = std::isalpha(static_cast<unsigned char>(text.front())) || text.front() == '_';
-      if (!named) return std::nullopt;
+      if (!named || (until && tail[i].time > *until)) return std::nullopt;
       exception = std::string(text);
       return i;
     }
@@ -82,7 +86,7 @@ void extract_phase_facts(const evidence::EvidenceDocument& document, const std::
   const auto at = focus->pointer();
   if (!run.console.readable) {
     for (const char* name : {"phase.at_death", "phase.checkpoint_saves_before", "console.tail", "console.lines", "console.exception",
-                             "console.last_line"}) {
+                             "console.exception_before_death", "console.last_line"}) {
       facts.set_missing(name, run.console.readable.missing());
     }
     return;
@@ -106,7 +110,19 @@ void extract_phase_facts(const evidence::EvidenceDocument& document, const std::
   } else {
     facts.set_missing("console.exception", Missing{MissingReason::not_present, "no Python traceback in the console's last lines"});
   }
-  if (incident && incident->time) extract_phase_at(run, at, *incident->time, facts);
+  if (incident && incident->time) {
+    // Ranks that fail together race to die: the one whose error started it
+    // may be torn down after a peer that aborted on the broken collective.
+    // What was reported before the first death is the first error in time.
+    std::string before;
+    if (auto index = last_exception_line(tail, before, *incident->time + kClockSlack)) {
+      facts.set("console.exception_before_death", std::move(before), fmt::format("{}/console/tail/{}/text", at, *index));
+    } else {
+      facts.set_missing("console.exception_before_death",
+                        Missing{MissingReason::not_present, "no Python traceback in the console ended before the incident"});
+    }
+    extract_phase_at(run, at, *incident->time, facts);
+  }
 }
 
 }  // namespace ftdiag::facts

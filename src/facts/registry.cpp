@@ -158,6 +158,7 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"console.lines", integer, count, "lines the job printed"},
     {"console.last_line", string, none, "the last line the job printed that is not blank"},
     {"console.exception", string, none, "the exception line that ended the last Python traceback in the console's last lines (\"RuntimeError: ...\")"},
+    {"console.exception_before_death", string, none, "the exception line of the last Python traceback that ended before the incident: what a process reported before the first death, not a launcher's re-raise after it"},
 
     // How the job was watched.
     {"watch.netlink", boolean, none, "the netlink process connector saw the tree's forks and exits"},

@@ -133,6 +133,20 @@ Verdict unknown_verdict(const std::vector<Finding>& findings, const std::set<std
     } else {
       v.summary += "; nothing in the record points to memory.";
     }
+  } else if (facts.get("death.signal").value) {
+    // Say what died and how before what is missing: that is what the user
+    // reads first, and the rules' missing facts only say what would decide.
+    v.summary = render_template(facts.get("death.command").value ? "{death.command} was killed by {death.signal}"
+                                                                : "A process of the job was killed by {death.signal}",
+                                facts);
+    if (facts.get("death.rank").value) v.summary += render_template(" (rank {death.rank})", facts);
+    if (facts.get("console.exception_before_death").value) {
+      v.summary += render_template(
+          " after the job reported `{console.exception_before_death}`: the first error in time, which the deaths may follow "
+          "(a rank's peers abort or are torn down when it fails)",
+          facts);
+    }
+    v.summary += missing.empty() ? "; no rule decides why." : fmt::format("; the evidence does not decide why (missing: {}).", fmt::join(v.missing_facts, ", "));
   } else if (!missing.empty()) {
     v.summary = fmt::format("The evidence does not decide; missing: {}.", fmt::join(v.missing_facts, ", "));
   } else {

@@ -30,6 +30,7 @@ import os
 import socket
 import sys
 import time
+import traceback
 
 import torch
 import torch.distributed as dist
@@ -259,7 +260,15 @@ def rank_main(rank: int, world: int, port: int, args) -> None:
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank), WORLD_SIZE=str(world))
     dist.init_process_group("gloo", rank=rank, world_size=world)
     torch.set_num_threads(1)
-    SCENARIOS[args.scenario](Trainer(rank, world), args)
+    try:
+        SCENARIOS[args.scenario](Trainer(rank, world), args)
+    except Exception:
+        # A torchrun worker is a plain interpreter: its traceback reaches
+        # the console as it dies. mp.spawn alone would only pass it to the
+        # launcher, which prints it if this rank's death is the one it saw first.
+        traceback.print_exc()
+        sys.stderr.flush()
+        raise
     dist.destroy_process_group()
 
 

@@ -105,3 +105,45 @@ TEST_CASE("console.exception: the line that ended the last traceback, on the tra
   CHECK(value_of<std::string>(facts, "console.exception") == "RuntimeError: loss is NaN at step 3");
   CHECK(value_of<std::string>(facts, "console.last_line") == "bye");
 }
+
+TEST_CASE("console.exception_before_death: what a rank reported before a peer's abort, not the launcher's re-raise") {
+  auto run = run_started();
+  add_process(run, kJobPid, {"python", "launch.py"}, 11.0, ExitStatus::exited(1));
+  add_process(run, 101, {"python", "launch.py"}, 10.0, ExitStatus::killed(SIGABRT)).ppid = kJobPid;
+  add_process(run, 102, {"python", "launch.py"}, 10.2, ExitStatus::killed(SIGTERM)).ppid = kJobPid;
+  end_run(run, 11.1, ExitStatus::exited(1));
+  auto line = [](double at, std::string text) {
+    evidence::ConsoleLine l;
+    l.time = kStart + at;
+    l.stream = 'e';
+    l.text = std::move(text);
+    return l;
+  };
+  run.console.line_count = 6;
+  run.console.tail = {line(9.5, "Traceback (most recent call last):"),
+                      line(9.5, "  File \"train.py\", line 3, in step"),
+                      line(9.5, "RuntimeError: loss is NaN at step 3"),
+                      line(10.9, "Traceback (most recent call last):"),
+                      line(10.9, "  File \"launch.py\", line 9, in <module>"),
+                      line(10.9, "torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGABRT")};
+  const FactSet facts = extract_facts(document_of({run}));
+  CHECK(value_of<std::int64_t>(facts, "death.signal") == SIGABRT);
+  CHECK(value_of<std::string>(facts, "console.exception").starts_with("torch.multiprocessing.spawn.ProcessExitedException"));
+  CHECK(value_of<std::string>(facts, "console.exception_before_death") == "RuntimeError: loss is NaN at step 3");
+}
+
+TEST_CASE("console.exception_before_death: a traceback that ends after the incident does not count") {
+  auto run = run_killed_at(20);
+  auto line = [](double at, std::string text) {
+    evidence::ConsoleLine l;
+    l.time = kStart + at;
+    l.stream = 'e';
+    l.text = std::move(text);
+    return l;
+  };
+  run.console.tail = {line(19.0, "Traceback (most recent call last):"), line(19.0, "  File \"a.py\", line 1, in <module>"),
+                      line(25.0, "KeyboardInterrupt")};
+  const FactSet facts = extract_facts(document_of({run}));
+  CHECK(facts.get("console.exception").value);
+  CHECK_FALSE(facts.get("console.exception_before_death").value);
+}

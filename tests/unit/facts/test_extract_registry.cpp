@@ -111,7 +111,7 @@ TEST_CASE("registry: a rich document gives every fact a value of its registered 
   // What a worker killed by a signal under a job that exited cannot have.
   // An observed death has no inferred status; this console shows no traceback.
   // The kernel sent the SIGKILL (no sender process), and an OOM victim has no fault.
-  const std::set<std::string> may_miss = {"job.signal", "death.exit_code", "death.inferred", "console.exception",
+  const std::set<std::string> may_miss = {"job.signal", "death.exit_code", "death.inferred", "console.exception", "console.exception_before_death",
                                           "death.sender_pid", "death.sender_comm", "death.sender_in_job",
                                           "fault.kernel_line", "fault.kind", "fault.object", "fault.address",
                                           "fault.error_meaning", "fault.null_pointer", "fault.near_stack_pointer", "fault.function", "fault.source",

@@ -105,7 +105,26 @@ TEST_CASE("engine: no rule matching and nothing missing says so") {
   CHECK(j.findings.empty());
   CHECK(j.verdict.cause == "unknown");
   CHECK(j.verdict.missing_facts.empty());
-  CHECK(j.verdict.summary.find("No rule matched") != std::string::npos);
+  CHECK(j.verdict.summary == "A process of the job was killed by SIGKILL (9); no rule decides why.");
+}
+
+TEST_CASE("engine: an undecided death by a signal says what died, and the error reported before it") {
+  auto facts = facts_of({{"death.signal", std::int64_t{6}},
+                         {"death.command", std::string("python3 train.py")},
+                         {"death.rank", std::int64_t{0}},
+                         {"console.exception_before_death", std::string("RuntimeError: loss is NaN")}});
+  const Judgement j = judge({rule("r", "external-kill", 0.9, cmp("death.signal", Condition::Op::eq, std::int64_t{15}))}, facts);
+  CHECK(j.verdict.cause == "unknown");
+  CHECK(j.verdict.summary.starts_with("python3 train.py was killed by SIGABRT (6) (rank 0) after the job reported `RuntimeError: loss is NaN`"));
+  CHECK(j.verdict.summary.ends_with("; no rule decides why."));
+}
+
+TEST_CASE("engine: a job that exited with an error of its own says so") {
+  auto facts = facts_of({{"death.exit_code", std::int64_t{1}},
+                         {"death.is_job", true},
+                         {"console.exception", std::string("RuntimeError: loss is NaN")}});
+  const Judgement j = judge({rule("r", "external-kill", 0.9, cmp("death.signal", Condition::Op::eq, std::int64_t{15}))}, facts);
+  CHECK(j.verdict.summary.starts_with("The job exited with code 1 after `RuntimeError: loss is NaN`: an error it reported itself"));
 }
 
 TEST_CASE("engine: a consequence follows the verdict's rule and never becomes the verdict") {
