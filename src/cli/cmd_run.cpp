@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/diagnosis.h"
 #include "cli/exit_codes.h"
+#include "evidence/crash_files.h"
 #include "report/run_summary.h"
 #include "report/verdict_text.h"
 #include "supervise/exit_mirror.h"
@@ -52,7 +53,9 @@ void print_summary_and_verdict(const RunArguments& args, const supervise::Superv
   evidence::EvidenceDocument document;
   document.generator = "ftdiag " FTDIAG_VERSION;
   document.sources.push_back(job.run_dir.string());
-  evidence::host_named(document, job.run.started.host).runs.push_back(job.run);
+  auto& run = evidence::host_named(document, job.run.started.host).runs.emplace_back(job.run);
+  // The probes' files are not journal records: read them as analyze does.
+  run.crashes = evidence::read_crash_files(job.run_dir);
   name_fault_code(document);
   std::fputs(report::render_verdict(judge_document(document, rules.value())).c_str(), stderr);
 }
@@ -93,6 +96,8 @@ Action add_run_command(CLI::App& app, std::vector<std::string> command_after_das
   run->add_flag("--quiet,-q", args->quiet, "No summary or verdict on stderr when the job ends");
   run->add_flag("--no-netlink", args->options.disable_netlink,
                 "Do not use the netlink process connector (see deaths by waitpid and /proc scans only)");
+  run->add_flag("--no-probes", [args](std::int64_t) { args->options.probes = false; },
+                "Put nothing into the job's processes: no crash handler (LD_PRELOAD), no Python probe, no PYTHONFAULTHANDLER");
   run->add_option("--rules", args->rule_dirs, "A directory (or file) of extra rules for the verdict; repeatable");
   // The job's command: after "--" (taken out before parsing), or from the
   // first word that is not one of ftdiag's options, passed through as is.

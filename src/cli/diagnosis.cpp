@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "collectors/crash_symbols.h"
 #include "collectors/fault_symbols.h"
 #include "collectors/post_mortem.h"
 #include "collectors/registry.h"
@@ -35,6 +36,7 @@ std::optional<parse::LineEventTable> load_line_events() {
 void name_fault_code(evidence::EvidenceDocument& document) {
   symbolize::ModuleSymbols symbols;
   collectors::symbolize_kernel_faults(document, symbols);
+  collectors::symbolize_crashes(document, symbols);
 }
 
 Fact<evidence::EvidenceDocument> collect_evidence(const std::vector<std::filesystem::path>& paths,

@@ -24,8 +24,8 @@ Fact<rules::RuleSet> load_rule_set(const std::vector<std::string>& extra_rule_di
 // rules/phases.json of the built-in rules directory; Missing is reported by
 // the caller (phases then stay unknown).
 Fact<evidence::PhaseTable> load_phase_table();
-// Names the functions and source lines of the faults the kernel logged,
-// from the modules on this machine's disk.
+// Names the functions and source lines of the faults the kernel logged and
+// of the crashes the probes recorded, from the modules on this machine's disk.
 void name_fault_code(evidence::EvidenceDocument& document);
 
 // The built-in launcher, scheduler and OOM-daemon line patterns; nullopt

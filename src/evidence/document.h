@@ -27,7 +27,7 @@ namespace ftdiag::evidence {
 //   4  a run carries the kernel log read live over its time (kernel), the
 //      signals sent to its processes with their senders (signals) and those
 //      ftdiag received (received_signals); the run record has boot_time.
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 // One process of the job tree, kept whole: the job itself, every process
 // that died by a signal or failed, every one still running at the end, and
@@ -168,6 +168,72 @@ struct ProcessSummary {
   bool operator==(const ProcessSummary&) const = default;
 };
 
+// One frame of a native or Python stack, in stages: the raw address, then
+// the object and offset, then the symbol (whatever the collector got to).
+struct StackFrame {
+  std::optional<std::uint64_t> address;
+  std::string object;  // path of the mapped file, or empty
+  std::optional<std::uint64_t> offset;  // file offset into `object` of the place looked up
+  std::string function;
+  std::string file;
+  std::optional<std::uint64_t> line;
+  std::string language;  // "native" or "python"
+  bool inlined = false;  // a call inlined into the next frame (same address)
+
+  bool operator==(const StackFrame&) const = default;
+};
+
+// One thread's Python frames, as faulthandler dumped them.
+struct PythonThreadStack {
+  std::string thread_id;            // "0x00007ff668a07b80"
+  std::string name;                 // Python 3.14+; empty before
+  bool current = false;             // the thread that crashed (or was asked)
+  std::vector<StackFrame> frames;   // innermost first
+  bool truncated = false;           // faulthandler stops at 100 frames
+
+  bool operator==(const PythonThreadStack&) const = default;
+};
+
+// An executable mapping of a file in a crashed process: where a frame's
+// address lands, and which libraries the process had loaded.
+struct MappedModule {
+  std::string path;
+  std::uint64_t start = 0;
+  std::uint64_t end = 0;
+  std::uint64_t file_offset = 0;
+
+  bool operator==(const MappedModule&) const = default;
+};
+
+// A crash recorded in or about one process: signal, fault address, stacks.
+struct CrashEvidence {
+  Provenance from;
+  std::string source;  // "crash-probe" (the in-process handler), "faulthandler", "core"
+  std::optional<double> time;
+  std::optional<int> pid;
+  std::optional<int> tid;
+  std::string thread;  // the crashing thread's name
+  std::optional<int> signal;
+  std::optional<int> code;  // si_code
+  std::optional<std::uint64_t> fault_address;
+  std::optional<std::uint64_t> stack_pointer;
+  std::optional<std::uint64_t> stack_low;   // the crashing thread's stack, when known
+  std::optional<std::uint64_t> stack_high;
+  // The mapping that holds the fault address: a path, "[stack]", "" for
+  // anonymous memory; absent when no mapping does (or none was recorded).
+  std::optional<std::string> fault_mapping;
+  bool maps_recorded = false;
+  std::vector<StackFrame> frames;  // native, innermost first
+  std::string unwind;              // "complete", "truncated", "failed"
+  std::string symbolized;          // what naming the frames achieved, in words
+  std::vector<PythonThreadStack> python;
+  std::vector<std::string> extension_modules;  // faulthandler's "Extension modules:"
+  std::vector<MappedModule> modules;           // every file mapped executable, in map order
+  std::vector<std::string> problems;           // what could not be read, and why
+
+  bool operator==(const CrashEvidence&) const = default;
+};
+
 struct RunEvidence {
   std::string directory;
   RunStarted started;
@@ -186,6 +252,12 @@ struct RunEvidence {
   Fact<KernelLogEvidence> kernel = Missing{MissingReason::not_present, "the run did not read the kernel log"};
   std::vector<SignalSent> signals;               // to the job's processes, with senders (as root)
   std::vector<SignalReceived> received_signals;  // by ftdiag itself, with senders
+  // What the probes inside the job's processes wrote to the run folder
+  // (docs/probes.md): crash records and Python fault dumps, by pid.
+  std::vector<CrashEvidence> crashes;
+  std::vector<ProbeMarker> probe_markers;       // saves, loads, evaluations as the Python probe saw them
+  std::vector<LastGasp> last_gasps;             // memory near its limit: the largest processes then
+  std::vector<PythonStacksTaken> python_stacks; // what the asked processes were running
 
   bool operator==(const RunEvidence&) const = default;
 };
@@ -225,32 +297,6 @@ struct CheckpointEvidence {
   Fact<bool> complete = Missing{MissingReason::not_present, "not checked"};
 
   bool operator==(const CheckpointEvidence&) const = default;
-};
-
-// One frame of a native or Python stack, in stages: the raw address, then
-// the object and offset, then the symbol (whatever the collector got to).
-struct StackFrame {
-  std::optional<std::uint64_t> address;
-  std::string object;  // path of the mapped file, or empty
-  std::optional<std::uint64_t> offset;
-  std::string function;
-  std::string file;
-  std::optional<std::uint64_t> line;
-  std::string language;  // "native" or "python"
-
-  bool operator==(const StackFrame&) const = default;
-};
-
-// A crash recorded in or about one process: signal, fault address, stack.
-struct CrashEvidence {
-  Provenance from;
-  std::optional<double> time;
-  std::optional<int> pid;
-  std::optional<int> signal;
-  std::optional<std::uint64_t> fault_address;
-  std::vector<StackFrame> frames;  // innermost first
-
-  bool operator==(const CrashEvidence&) const = default;
 };
 
 // What a collector did: which sources it read and whether it could. A

@@ -94,6 +94,10 @@ struct Fields<RunEvidence> {
       field("notes", &T::notes),
       field("journal_problems", &T::journal_problems),
       field("kernel", &T::kernel),
+      field("crashes", &T::crashes),
+      field("probe_markers", &T::probe_markers),
+      field("last_gasps", &T::last_gasps),
+      field("python_stacks", &T::python_stacks),
       field("signals", &T::signals),
       field("received_signals", &T::received_signals)};
   static void add_derived(const T& run, nlohmann::json& j) { j["complete"] = run.ended.has_value(); }
@@ -151,15 +155,49 @@ struct Fields<StackFrame> {
   static constexpr auto list = std::tuple{field("address", &T::address), field("object", &T::object),
                                           field("offset", &T::offset),   field("function", &T::function),
                                           field("file", &T::file),       field("line", &T::line),
-                                          field("language", &T::language)};
+                                          field("language", &T::language), field("inlined", &T::inlined)};
+};
+
+template <>
+struct Fields<PythonThreadStack> {
+  using T = PythonThreadStack;
+  static constexpr auto list = std::tuple{field("thread_id", &T::thread_id), field("name", &T::name),
+                                          field("current", &T::current),     field("frames", &T::frames),
+                                          field("truncated", &T::truncated)};
+};
+
+template <>
+struct Fields<MappedModule> {
+  using T = MappedModule;
+  static constexpr auto list = std::tuple{field("path", &T::path, required), field("start", &T::start),
+                                          field("end", &T::end), field("file_offset", &T::file_offset)};
 };
 
 template <>
 struct Fields<CrashEvidence> {
   using T = CrashEvidence;
-  static constexpr auto list = std::tuple{field("from", &T::from),     field("time", &T::time),
-                                          field("pid", &T::pid),       field("signal", &T::signal),
-                                          field("fault_address", &T::fault_address), field("frames", &T::frames)};
+  static constexpr auto list = std::tuple{
+      field("from", &T::from),
+      field("source", &T::source),
+      field("time", &T::time),
+      field("pid", &T::pid),
+      field("tid", &T::tid),
+      field("thread", &T::thread),
+      field("signal", &T::signal),
+      field("code", &T::code),
+      field("fault_address", &T::fault_address),
+      field("stack_pointer", &T::stack_pointer),
+      field("stack_low", &T::stack_low),
+      field("stack_high", &T::stack_high),
+      field("fault_mapping", &T::fault_mapping),
+      field("maps_recorded", &T::maps_recorded),
+      field("frames", &T::frames),
+      field("unwind", &T::unwind),
+      field("symbolized", &T::symbolized),
+      field("python", &T::python),
+      field("extension_modules", &T::extension_modules),
+      field("modules", &T::modules),
+      field("problems", &T::problems)};
 };
 
 template <>

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "evidence/console_summary.h"
+#include "evidence/crash_files.h"
 #include "evidence/job_directory.h"
 #include "evidence/journal_parse.h"
 #include "evidence/run_builder.h"
@@ -109,6 +110,7 @@ Fact<RunEvidence> read_run_directory(const fs::path& run_dir, const PhaseTable* 
   RunEvidence run = std::move(builder).finish(run_dir.filename().string());
   run.console = read_console(run_dir / kConsoleFileName, phases, events);
   mark_console_incomplete(run);
+  run.crashes = read_crash_files(run_dir);
   return run;
 }
 

@@ -142,6 +142,30 @@ struct Fields<SignalReceived> {
       field("sender_command", &T::sender_command), field("forwarded", &T::forwarded)};
 };
 
+template <>
+struct Fields<ProbeMarker> {
+  using T = ProbeMarker;
+  static constexpr auto list = std::tuple{
+      field("time", &T::time, required), field("pid", &T::pid, required), field("rank", &T::rank),
+      field("marker", &T::marker, required), field("phase", &T::phase), field("what", &T::what),
+      field("error", &T::error)};
+};
+
+template <>
+struct Fields<LastGasp> {
+  using T = LastGasp;
+  static constexpr auto list = std::tuple{
+      field("time", &T::time, required), field("reason", &T::reason), field("pressure", &T::pressure),
+      field("largest", &T::largest),     field("smaps_rollup", &T::smaps_rollup), field("asked", &T::asked)};
+};
+
+template <>
+struct Fields<PythonStacksTaken> {
+  using T = PythonStacksTaken;
+  static constexpr auto list = std::tuple{field("time", &T::time, required), field("pid", &T::pid, required),
+                                          field("text", &T::text)};
+};
+
 // The "type" each record carries on its journal line.
 template <class Record>
 constexpr std::string_view record_type();
@@ -154,5 +178,8 @@ template <> constexpr std::string_view record_type<RunEnded>() { return "end"; }
 template <> constexpr std::string_view record_type<KernelLogged>() { return "kernel"; }
 template <> constexpr std::string_view record_type<SignalSent>() { return "signal"; }
 template <> constexpr std::string_view record_type<SignalReceived>() { return "received"; }
+template <> constexpr std::string_view record_type<ProbeMarker>() { return "probe"; }
+template <> constexpr std::string_view record_type<LastGasp>() { return "gasp"; }
+template <> constexpr std::string_view record_type<PythonStacksTaken>() { return "stacks"; }
 
 }  // namespace ftdiag::evidence

@@ -28,7 +28,9 @@ using model::Bytes;
 // every format up to this one. 4: the run records the boot time, the kernel
 // log lines of the run (kernel), signals sent to the job's processes
 // (signal) and signals ftdiag received, with their senders (received).
-inline constexpr int kJournalFormat = 4;
+// 5: the probes inside the job (docs/probes.md): phase markers (probe), the
+// last gasp before memory ran out (gasp) and the Python stacks it took (stacks).
+inline constexpr int kJournalFormat = 5;
 
 // First line of every journal: who ran what, where, and how it was watched.
 struct RunStarted {
@@ -165,6 +167,44 @@ struct SignalReceived {
   bool operator==(const SignalReceived&) const = default;
 };
 
+// A phase marker a probe inside the job sent (docs/probes.md): a framework's
+// save, load or evaluation began or ended in process `pid`.
+struct ProbeMarker {
+  double time = 0;         // the probe's clock, when the call began or ended
+  int pid = 0;             // as the process sees itself (its own pid namespace)
+  std::optional<int> rank;
+  std::string marker;      // "begin", "end", "hello"
+  std::string phase;       // "checkpoint-save", "checkpoint-load", "evaluation"; empty for hello
+  std::string what;        // "transformers.Trainer._save_checkpoint", "torch.save"
+  std::string error;       // the exception type an "end" left with; empty otherwise
+
+  bool operator==(const ProbeMarker&) const = default;
+};
+
+// The last gasp: memory neared its limit, so ftdiag looked at the largest
+// processes and asked the Python ones for their stacks, in case a SIGKILL
+// follows (it cannot be caught, so this is the moment to look).
+struct LastGasp {
+  double time = 0;
+  std::string reason;              // "the memory cgroup at 96% of its limit"
+  double pressure = 0;             // that ratio
+  std::vector<ProcessMemory> largest;  // the largest processes, largest first
+  std::string smaps_rollup;        // /proc/PID/smaps_rollup of the largest
+  std::vector<int> asked;          // pids asked for their Python stacks
+
+  bool operator==(const LastGasp&) const = default;
+};
+
+// Python stacks a process of the job dumped when ftdiag asked (faulthandler's
+// text, all threads), read from python-stacks.<pid>.txt.
+struct PythonStacksTaken {
+  double time = 0;
+  int pid = 0;
+  std::string text;
+
+  bool operator==(const PythonStacksTaken&) const = default;
+};
+
 // Last line of a complete journal. Absent when ftdiag itself was killed.
 struct RunEnded {
   double time = 0;
@@ -174,6 +214,7 @@ struct RunEnded {
 };
 
 using JournalRecord = std::variant<RunStarted, ProcessSeen, ProcessDied, MemorySample,
-                                   SupervisorNote, RunEnded, KernelLogged, SignalSent, SignalReceived>;
+                                   SupervisorNote, RunEnded, KernelLogged, SignalSent, SignalReceived,
+                                   ProbeMarker, LastGasp, PythonStacksTaken>;
 
 }  // namespace ftdiag::evidence

@@ -70,6 +70,18 @@ void RunBuilder::on(const SignalReceived& s) {
   if (run_.received_signals.size() < kMaxSignalRecords) run_.received_signals.push_back(s);
 }
 
+void RunBuilder::on(const ProbeMarker& m) {
+  if (run_.probe_markers.size() < kMaxProbeMarkers) run_.probe_markers.push_back(m);
+}
+
+void RunBuilder::on(const LastGasp& g) {
+  if (run_.last_gasps.size() < kMaxLastGasps) run_.last_gasps.push_back(g);
+}
+
+void RunBuilder::on(const PythonStacksTaken& s) {
+  if (run_.python_stacks.size() < kMaxPythonStacks) run_.python_stacks.push_back(s);
+}
+
 // The kernel log of the run: what the run's reader recorded, or why it
 // could not read it (its mechanism), or that the journal predates it.
 void RunBuilder::finish_kernel_log() {

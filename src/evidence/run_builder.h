@@ -33,6 +33,11 @@ inline constexpr std::size_t kMaxSummaryCommands = 1000;
 inline constexpr std::size_t kMaxNotes = 1000;
 inline constexpr std::size_t kMaxJournalProblems = 100;
 inline constexpr std::size_t kMaxSignalRecords = 10000;
+// A job that saves every few steps sends two markers each time; gasps and
+// stacks are rare by design (one per climb to the limit).
+inline constexpr std::size_t kMaxProbeMarkers = 20000;
+inline constexpr std::size_t kMaxLastGasps = 100;
+inline constexpr std::size_t kMaxPythonStacks = 400;
 
 class RunBuilder {
  public:
@@ -57,6 +62,9 @@ class RunBuilder {
   void on(const KernelLogged& k);
   void on(const SignalSent& s);
   void on(const SignalReceived& s);
+  void on(const ProbeMarker& m);
+  void on(const LastGasp& g);
+  void on(const PythonStacksTaken& s);
   void finish_kernel_log();
   ProcessEvidence* find_process(int pid);
   ProcessEvidence& live_process(int pid, double time);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "facts/extract.h"
+#include "facts/probe_markers.h"
 
 namespace ftdiag::facts {
 
@@ -17,7 +18,17 @@ constexpr std::size_t kTailLinesAsFact = 60;
 // line can be read a moment after the death that followed it.
 constexpr double kClockSlack = 0.5;
 
-void extract_phase_at(const evidence::RunEvidence& run, const std::string& at, double time, FactSet& facts) {
+void set_rise_in_phase(FactSet& facts, const evidence::RunEvidence& run, double phase_began, const std::string& pointer) {
+  // Did memory jump because of this phase, or was it climbing before?
+  const auto& rise_start = facts.get("memory.rise_start").value;
+  if (rise_start && std::holds_alternative<double>(rise_start.value())) {
+    const double began = run.started.time + std::get<double>(rise_start.value());
+    facts.set("memory.rise_began_in_phase", began >= phase_began - kClockSlack, pointer);
+  }
+}
+
+void extract_phase_at(const evidence::RunEvidence& run, const std::string& at, double time, std::optional<int> pid,
+                      FactSet& facts) {
   const auto& phases = run.console.phases;
   const evidence::PhaseStretch* current = nullptr;
   std::size_t index = 0;
@@ -29,6 +40,21 @@ void extract_phase_at(const evidence::RunEvidence& run, const std::string& at, d
     saves += phases[i].phase == "checkpoint-save";
   }
   facts.set("phase.checkpoint_saves_before", saves, at + "/console/phases");
+  // A framework call the Python probe saw open is the framework's own word
+  // for the phase: it outranks the console's lines.
+  if (auto call = open_call_at(run, pid, time)) {
+    const auto pointer = fmt::format("{}/probe_markers/{}", at, call->index);
+    facts.set("phase.at_death", call->phase, pointer + "/phase");
+    facts.set("phase.at_death_line",
+              fmt::format("{}{} began (the Python probe's marker, pid {}{})", call->what,
+                          call->inner.empty() ? "" : ", inside it " + call->inner, call->pid,
+                          call->rank ? fmt::format(", rank {}", *call->rank) : ""),
+              pointer + "/what");
+    facts.set("phase.at_death_age", std::max(0.0, time - call->began), pointer + "/time");
+    facts.set("phase.source", std::string("probe"), pointer);
+    set_rise_in_phase(facts, run, call->began, pointer + "/time");
+    return;
+  }
   if (!current) {
     facts.set_missing("phase.at_death", Missing{MissingReason::not_present, "no console line marked a training phase before the incident"});
     return;
@@ -37,12 +63,8 @@ void extract_phase_at(const evidence::RunEvidence& run, const std::string& at, d
   facts.set("phase.at_death", current->phase, pointer + "/phase");
   facts.set("phase.at_death_line", current->first_line, pointer + "/first_line");
   facts.set("phase.at_death_age", std::max(0.0, time - current->first_time), pointer + "/first_time");
-  // Did memory jump because of this phase, or was it climbing before?
-  const auto& rise_start = facts.get("memory.rise_start").value;
-  if (rise_start && std::holds_alternative<double>(rise_start.value())) {
-    const double began = run.started.time + std::get<double>(rise_start.value());
-    facts.set("memory.rise_began_in_phase", began >= current->first_time - kClockSlack, pointer + "/first_time");
-  }
+  facts.set("phase.source", std::string("console"), pointer);
+  set_rise_in_phase(facts, run, current->first_time, pointer + "/first_time");
 }
 
 // The exception a Python traceback ended with: the first line of the same
@@ -121,7 +143,12 @@ void extract_phase_facts(const evidence::EvidenceDocument& document, const std::
       facts.set_missing("console.exception_before_death",
                         Missing{MissingReason::not_present, "no Python traceback in the console ended before the incident"});
     }
-    extract_phase_at(run, at, *incident->time, facts);
+    std::optional<int> pid;
+    if (incident->process) {
+      const auto& process = run.processes[*incident->process];
+      pid = process.nspid.empty() ? process.pid : process.nspid.back();
+    }
+    extract_phase_at(run, at, *incident->time, pid, facts);
   }
 }
 

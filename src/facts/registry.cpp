@@ -95,6 +95,29 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"fault.error_meaning", string, none, "the page-fault error code in words (user-mode read of an unmapped address)"},
     {"fault.null_pointer", boolean, none, "the fault address is below 64 KiB: a null pointer dereference"},
     {"fault.near_stack_pointer", boolean, none, "the fault address is within 64 KiB of the stack pointer: a stack overflow's guard page"},
+
+    // The crash the probes recorded in the incident's process (docs/probes.md).
+    {"crash.recorded", boolean, none, "the crash handler or faulthandler recorded the incident's process crashing"},
+    {"crash.source", string, none, "what recorded it: crash-probe (native stack) or faulthandler (Python frames only)"},
+    {"crash.function", string, none, "the function it crashed in: the first frame outside the C/C++ runtime (abort and raise report, they do not crash)"},
+    {"crash.source_line", string, none, "that frame's source file and line (file:line), when its module has DWARF"},
+    {"crash.module", string, none, "the file name of that frame's module (libtorch_cuda.so, an extension's .so)"},
+    {"crash.module_role", string, none, "whose code that module is: cuda-driver, cuda-runtime, cuda-math, nccl, torch, python-extension, libpython, c-runtime or other"},
+    {"crash.stack", string, none, "the native stack, innermost first, up to 12 frames: function (file:line) or module+offset"},
+    {"crash.roles_on_stack", string, none, "the roles of the modules on the native stack, innermost first (\"c-runtime, torch, libpython\")"},
+    {"crash.python_frame", string, none, "the innermost Python frame of the crashing thread: function (file:line)"},
+    {"crash.python_stack", string, none, "the crashing thread's Python frames, innermost first, up to 8"},
+    {"crash.address_class", string, none, "the fault address: null-page, stack-guard (a stack overflow), unmapped, mapped (a protection fault), general-protection (non-canonical)"},
+    {"crash.duplicate_library", string, none, "a library family mapped from two files at once (two libcudart, two libtorch_cpu): which two"},
+    {"crash.jit_extension", boolean, none, "the crashing module is a torch extension built just in time (torch_extensions)"},
+    {"crash.unwind", string, none, "how far the native unwinder got: complete, truncated or failed"},
+
+    // The last gasp: memory near its limit, before the incident (docs/probes.md).
+    {"gasp.pressure", number, ratio, "how near its limit memory was at the last gasp before the incident (the cgroup's usage / limit, or the node's used share)"},
+    {"gasp.reason", string, none, "what neared its limit: \"the memory cgroup at 96% of its limit\""},
+    {"gasp.largest", string, none, "the largest processes then, largest first: pid, RSS"},
+    {"gasp.python_stack", string, none, "what the incident's process (else the largest asked) was running then: its Python frames, innermost first, up to 8"},
+    {"gasp.python_function", string, none, "the innermost Python function of that stack"},
     {"gpu.xid", integer, none, "the NVIDIA Xid the kernel logged over the job's time (the first of hardware origin, else the first)"},
     {"gpu.xid_count", integer, count, "NVIDIA Xids logged over the job's time"},
     {"gpu.xid_meaning", string, none, "what that Xid means (NVIDIA's catalogue)"},
@@ -149,8 +172,9 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
 
     // Training phase, from the console log.
     {"phase.at_death", string, none, "training phase of the last phase marker before the incident (checkpoint-save, model-load, training, evaluation, data-preprocessing)"},
-    {"phase.at_death_line", string, none, "the console line that marked that phase"},
+    {"phase.at_death_line", string, none, "the console line that marked that phase, or the framework call the Python probe saw open"},
     {"phase.at_death_age", number, seconds, "time from that line to the incident"},
+    {"phase.source", string, none, "what told the phase: probe (a framework call the Python probe saw open) or console (the job's lines)"},
     {"phase.checkpoint_saves_before", integer, count, "checkpoint-save markers before the incident"},
 
     // The console.

@@ -1,5 +1,7 @@
 #include "parse/faulthandler.h"
 
+#include <algorithm>
+
 #include <csignal>
 #include <cstdlib>
 
@@ -171,6 +173,42 @@ std::optional<FaulthandlerDump> FaulthandlerReader::feed(std::string_view raw, s
 }
 
 std::optional<FaulthandlerDump> FaulthandlerReader::finish() { return close(); }
+
+void FaulthandlerReader::begin_requested(std::uint64_t line_number) {
+  close();
+  dump_ = FaulthandlerDump{};
+  dump_->first_line = line_number;
+}
+
+std::optional<FaulthandlerDump> read_requested_dump(std::string_view text) {
+  // Each request writes one block per thread ("Thread 0x..." or "Current
+  // thread 0x..." and its frames), and requests append to one file: a
+  // thread id seen again starts the next dump. Only the last is read.
+  std::vector<std::string_view> lines;
+  std::vector<std::string> ids;
+  std::size_t last_start = std::string_view::npos;
+  while (!text.empty()) {
+    const auto end = text.find('\n');
+    const auto line = text.substr(0, end);
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    if (auto header = thread_header(trim_end(line))) {
+      if (last_start == std::string_view::npos || std::find(ids.begin(), ids.end(), header->id) != ids.end()) {
+        ids.clear();
+        last_start = lines.size();
+      }
+      ids.push_back(header->id);
+    }
+    lines.push_back(line);
+  }
+  if (last_start == std::string_view::npos) return std::nullopt;
+  FaulthandlerReader reader;
+  reader.begin_requested(last_start + 1);
+  std::optional<FaulthandlerDump> dump;
+  for (std::size_t i = last_start; i < lines.size() && !dump; ++i) dump = reader.feed(lines[i], i + 1);
+  if (!dump) dump = reader.finish();
+  if (!dump || dump->threads.empty()) return std::nullopt;
+  return dump;
+}
 
 std::vector<FaulthandlerDump> read_faulthandler_dumps(std::string_view text) {
   FaulthandlerReader reader;

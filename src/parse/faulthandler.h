@@ -70,6 +70,8 @@ class FaulthandlerReader {
   // `line_number` is the caller's count, kept as the dump's first_line.
   std::optional<FaulthandlerDump> feed(std::string_view line, std::uint64_t line_number);
   std::optional<FaulthandlerDump> finish();
+  // Starts a dump without its "Fatal Python error" line (a requested one).
+  void begin_requested(std::uint64_t line_number);
 
  private:
   std::optional<FaulthandlerDump> close();
@@ -80,5 +82,11 @@ class FaulthandlerReader {
 
 // All dumps of a text.
 std::vector<FaulthandlerDump> read_faulthandler_dumps(std::string_view text);
+
+// The threads of a dump taken on request (faulthandler.register, or
+// dump_traceback): the same thread blocks, without the "Fatal Python error"
+// line. Several requests appended to one file: the last dump's. nullopt when
+// no thread header is in the text.
+std::optional<FaulthandlerDump> read_requested_dump(std::string_view text);
 
 }  // namespace ftdiag::parse

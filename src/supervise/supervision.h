@@ -20,8 +20,11 @@
 #include "supervise/inherited_signals.h"
 #include "collect/kernel_log_reader.h"
 #include "supervise/signal_trace.h"
+#include "supervise/last_gasp.h"
 #include "supervise/memory_sampler.h"
 #include "supervise/output_relay.h"
+#include "supervise/probe_environment.h"
+#include "supervise/probe_socket.h"
 #include "supervise/proc_connector.h"
 #include "supervise/process_tracker.h"
 #include "supervise/supervisor.h"
@@ -30,7 +33,7 @@
 namespace ftdiag::supervise {
 
 // What woke the event loop (epoll_event.data).
-enum EventSource : std::uint64_t { kSignals = 1, kTimer, kNetlink, kRelayOut, kRelayErr, kStdin, kKernelLog, kSignalTrace };
+enum EventSource : std::uint64_t { kSignals = 1, kTimer, kNetlink, kRelayOut, kRelayErr, kStdin, kKernelLog, kSignalTrace, kProbeSocket };
 
 // Single-threaded apart from the journal syncer: every handler runs on the
 // epoll loop.
@@ -45,7 +48,8 @@ class Supervision {
         console_(std::move(console)),
         console_summary_(options.phases, options.line_events),
         tracker_(options.roots, ::getpid()),
-        sampler_(options.roots) {}
+        sampler_(options.roots),
+        last_gasp_(dir_.path(), options.roots) {}
 
   std::variant<SupervisedJob, SupervisorFailure> run();
 
@@ -68,6 +72,9 @@ class Supervision {
   void record_received(const signalfd_siginfo& info, bool forwarded);
   void on_kernel_log();
   void on_signal_trace();
+  void on_probe_socket();
+  void prepare_probes();
+  void pace_sampling();
   void on_child_exits();
   void on_tick();
   void on_netlink();
@@ -88,6 +95,7 @@ class Supervision {
   evidence::ConsoleSummary console_summary_;  // fed each console line as it is logged
   ProcessTracker tracker_;
   MemorySampler sampler_;
+  LastGasp last_gasp_;
   evidence::RunStarted started_;
   // Every journaled record is folded here as it is written, so the verdict
   // at the end needs no read-back of the journal.
@@ -97,6 +105,10 @@ class Supervision {
   std::optional<ProcConnector> netlink_;
   std::optional<collect::KernelLogReader> kernel_log_;
   std::optional<SignalTrace> signal_trace_;
+  ProbeFiles probe_files_;
+  std::optional<ProbeSocket> probe_socket_;
+  std::uint64_t probe_datagrams_refused_ = 0;
+  double sample_interval_ = 0;  // as the timer is armed now
   std::uint64_t kernel_records_ = 0;
   std::uint64_t kernel_records_lost_ = 0;
   bool netlink_lost_events_ = false;

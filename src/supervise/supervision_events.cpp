@@ -21,6 +21,7 @@
 #include "base/clock.h"
 #include "collect/proc_cmdline.h"
 #include "collect/proc_stat.h"
+#include "evidence/probe_marker_json.h"
 #include "supervise/job_identity.h"
 #include "supervise/signal_policy.h"
 #include "supervise/spawn.h"
@@ -84,7 +85,43 @@ void Supervision::record_death(const std::optional<evidence::ProcessDied>& died)
 }
 
 void Supervision::take_sample() {
-  journal_.append(sampler_.sample(tracker_.live_pids(), wall_clock_now()));
+  const double now = wall_clock_now();
+  const auto live = tracker_.live_pids();
+  auto sample = sampler_.sample(live, now);
+  // Before the sample is journaled: the stacks are asked for at once.
+  auto gasp = options_.probes ? last_gasp_.consider(sample, live, now) : std::nullopt;
+  journal_.append(std::move(sample));
+  if (gasp) {
+    journal_.append(std::move(*gasp));
+    request_sync();  // a SIGKILL may be a moment away
+  }
+  for (auto& stacks : last_gasp_.collect_stacks(now)) journal_.append(std::move(stacks));
+}
+
+// Samples faster while memory is near its limit or stacks are awaited, so
+// the last gasp comes before the kill, not after.
+void Supervision::pace_sampling() {
+  const double wanted = last_gasp_.interval(options_.sample_interval_s);
+  if (wanted == sample_interval_) return;
+  itimerspec period{};
+  period.it_interval.tv_sec = static_cast<time_t>(wanted);
+  period.it_interval.tv_nsec = static_cast<long>((wanted - std::floor(wanted)) * 1e9);
+  period.it_value = period.it_interval;
+  if (::timerfd_settime(timer_fd_.get(), 0, &period, nullptr) == 0) sample_interval_ = wanted;
+}
+
+void Supervision::on_probe_socket() {
+  if (!probe_socket_) return;
+  for (const auto& datagram : probe_socket_->receive()) {
+    auto marker = evidence::parse_probe_marker(datagram);
+    if (auto* parsed = std::get_if<evidence::ProbeMarker>(&marker)) {
+      journal_.append(std::move(*parsed));
+    } else if (probe_datagrams_refused_++ == 0) {
+      // The job's processes can send anything: said once, then counted.
+      journal_.append(evidence::SupervisorNote{
+          wall_clock_now(), "a datagram on the probe socket is not a marker: " + std::get<std::string>(marker)});
+    }
+  }
 }
 
 void Supervision::apply_scan() {
@@ -236,6 +273,7 @@ void Supervision::on_tick() {
     journal_.append(evidence::SupervisorNote{wall_clock_now(), "the job moved to another memory cgroup"});
   }
   take_sample();
+  pace_sampling();
   console_.flush();
   if (ticks_ % kSyncEveryTicks == 0) request_sync();
 }
@@ -343,6 +381,7 @@ void Supervision::event_loop() {
         case kStdin: on_stdin(); break;
         case kKernelLog: on_kernel_log(); break;
         case kSignalTrace: on_signal_trace(); break;
+        case kProbeSocket: on_probe_socket(); break;
         default: break;
       }
     }

@@ -43,6 +43,30 @@ Fact<bool> kernel_logs_faults(const collect::SystemRoots& roots) {
 
 }  // namespace
 
+// Finds the probes and opens their socket; each is a mechanism of the run,
+// true or missing with the reason, like every other way of watching.
+void Supervision::prepare_probes() {
+  auto& mechanisms = started_.mechanisms;
+  if (!options_.probes) {
+    const Missing off{MissingReason::unsupported, "turned off by --no-probes"};
+    for (const char* name : {"crash-probe", "python-probe", "probe-socket"}) mechanisms.emplace(name, off);
+    return;
+  }
+  probe_files_ = find_probe_files();
+  auto as_mechanism = [](const Fact<std::filesystem::path>& file) -> Fact<bool> {
+    if (file) return true;
+    return file.missing();
+  };
+  mechanisms.emplace("crash-probe", as_mechanism(probe_files_.crash_library));
+  mechanisms.emplace("python-probe", as_mechanism(probe_files_.python_folder));
+  if (auto socket = ProbeSocket::open(dir_.path())) {
+    probe_socket_.emplace(std::move(socket).value());
+    mechanisms.emplace("probe-socket", true);
+  } else {
+    mechanisms.emplace("probe-socket", socket.missing());
+  }
+}
+
 void Supervision::prepare_mechanisms() {
   auto& mechanisms = started_.mechanisms;
   // First, while ftdiag has no thread: it forks the instance's cleaner.
@@ -72,6 +96,7 @@ void Supervision::prepare_mechanisms() {
     mechanisms.emplace("netlink", connector.missing());
   }
   mechanisms.emplace("proc-scan", true);
+  prepare_probes();
   if (auto reader = collect::KernelLogReader::open()) {
     kernel_log_.emplace(std::move(reader).value());
     mechanisms.emplace("kernel-log", true);
@@ -129,6 +154,7 @@ std::optional<SupervisorFailure> Supervision::open_event_sources(const sigset_t&
   period.it_interval.tv_nsec = static_cast<long>((interval - std::floor(interval)) * 1e9);
   period.it_value = period.it_interval;
   if (::timerfd_settime(timer_fd_.get(), 0, &period, nullptr) != 0) return cannot(what, "timerfd_settime", errno, dir_.path());
+  sample_interval_ = interval;
   epoll_ = UniqueFd(::epoll_create1(EPOLL_CLOEXEC));
   if (!epoll_.valid()) return cannot(what, "epoll_create1", errno, dir_.path());
   // A SIGCHLD that comes before the loop runs stays pending and is read
@@ -136,7 +162,8 @@ std::optional<SupervisorFailure> Supervision::open_event_sources(const sigset_t&
   if (!add_to_epoll(signal_fd_.get(), kSignals) || !add_to_epoll(timer_fd_.get(), kTimer) ||
       (netlink_ && !add_to_epoll(netlink_->fd(), kNetlink)) ||
       (kernel_log_ && !add_to_epoll(kernel_log_->fd(), kKernelLog)) ||
-      (signal_trace_ && !add_to_epoll(signal_trace_->fd(), kSignalTrace))) {
+      (signal_trace_ && !add_to_epoll(signal_trace_->fd(), kSignalTrace)) ||
+      (probe_socket_ && !add_to_epoll(probe_socket_->fd(), kProbeSocket))) {
     return cannot(what, "epoll_ctl", errno, dir_.path());
   }
   return std::nullopt;
@@ -171,6 +198,11 @@ std::optional<SupervisorFailure> Supervision::start_job() {
   SpawnRequest request;
   request.argv = options_.argv;
   request.environment = current_environment();
+  if (options_.probes) {
+    ProbeSetup setup{dir_.path(), std::nullopt, probe_files_};
+    if (probe_socket_) setup.probe_socket = probe_socket_->path();
+    request.environment = add_probes_to_environment(std::move(request.environment), setup);
+  }
   request.oom_score_adj = original_oom_score_adj_;
   request.signals = &inherited_;
   UniqueFd out_read, out_write, err_read, err_write;

@@ -39,6 +39,12 @@ void Supervision::finish() {
   on_child_exits();
   apply_scan();
   take_sample();
+  on_probe_socket();
+  for (auto& stacks : last_gasp_.collect_stacks(wall_clock_now(), /*final=*/true)) journal_.append(std::move(stacks));
+  if (probe_datagrams_refused_ > 1) {
+    journal_.append(evidence::SupervisorNote{now, fmt::format("{} datagrams on the probe socket were not markers",
+                                                              probe_datagrams_refused_)});
+  }
   if (auto still = tracker_.live_pids(); !still.empty()) {
     journal_.append(evidence::SupervisorNote{now, fmt::format("{} process(es) of the job tree still ran when the job ended: {}",
                                                               still.size(), fmt::join(still, ", "))});

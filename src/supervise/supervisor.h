@@ -29,6 +29,9 @@ struct SupervisorOptions {
   // Launcher, scheduler and OOM-daemon lines to recognise in the console
   // (not owned; null: not recognised).
   const parse::LineEventTable* line_events = nullptr;
+  // Put the probes into the job's processes (docs/probes.md): the crash
+  // handler, the Python probe, PYTHONFAULTHANDLER. --no-probes: none.
+  bool probes = true;
 };
 
 struct SupervisedJob {

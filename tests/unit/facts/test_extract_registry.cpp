@@ -81,6 +81,36 @@ evidence::EvidenceDocument rich_document() {
   evidence::LogEvent reported{.kind = "scheduler-oom", .time = kStart + 61,
                               .text = "slurmstepd: error: Detected 1 oom_kill event in StepId=7.batch."};
   run.console.events = {cancel, teardown, reported};
+  // What the probes inside the job recorded: a crash record of the worker
+  // (odd for an OOM victim, but every crash fact then has a value), the save
+  // it was in, and the last gasp before the kill with its Python stack.
+  evidence::CrashEvidence crash;
+  crash.source = "crash-probe";
+  crash.pid = 101;
+  crash.signal = SIGSEGV;
+  crash.code = 1;
+  crash.fault_address = 0x7ffd0000f000;
+  crash.stack_low = 0x7ffd00010000;
+  crash.stack_high = 0x7ffd00810000;
+  crash.maps_recorded = true;
+  crash.unwind = "complete";
+  crash.modules = {{"/opt/conda/lib/libcudart.so.11.0", 0x1000, 0x2000, 0}, {"/usr/local/cuda/lib64/libcudart.so.12", 0x3000, 0x4000, 0}};
+  evidence::StackFrame frame{.address = 0x1234, .object = "/opt/conda/lib/libcudart.so.11.0", .offset = 0x234,
+                             .function = "cudaGetDevice", .file = "runtime.cpp", .line = 42, .language = "native"};
+  crash.frames = {frame};
+  evidence::PythonThreadStack thread{.thread_id = "0x7f00", .current = true};
+  thread.frames = {evidence::StackFrame{.function = "step", .file = "train.py", .line = 9, .language = "python"}};
+  crash.python = {thread};
+  run.crashes = {crash};
+  run.probe_markers = {evidence::ProbeMarker{.time = kStart + 55, .pid = 101, .rank = 0, .marker = "begin",
+                                             .phase = "checkpoint-save", .what = "torch.save"}};
+  evidence::LastGasp gasp{.time = kStart + 59.5, .reason = "the memory cgroup at 97% of its limit", .pressure = 0.97};
+  gasp.largest = {last};
+  gasp.asked = {101};
+  run.last_gasps = {gasp};
+  run.python_stacks = {evidence::PythonStacksTaken{
+      kStart + 59.6, 101,
+      "Current thread 0x00007f0 (most recent call first):\n  File \"train.py\", line 40 in clone_tensors_for_torch_save\n"}};
   return document_of({run});
 }
 
