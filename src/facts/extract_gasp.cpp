@@ -60,19 +60,30 @@ void extract_gasp_facts(const evidence::EvidenceDocument& document, const std::o
   }
   facts.set("gasp.largest", largest, at + "/largest");
 
-  // The incident's process if it was asked, else the largest that answered.
+  // The stacks taken since the gasps began, up to the incident: the
+  // incident's process's latest, else the largest process's, else any. A
+  // later gasp does not ask a process whose answer is still awaited, so the
+  // answer may belong to an earlier gasp of the same climb.
   std::optional<int> incident_pid;
   if (incident && incident->process) incident_pid = run->processes[*incident->process].pid;
+  double since = gasp.time;
+  for (const auto& earlier : run->last_gasps) {
+    if (earlier.time < since && (!incident || !incident->time || *incident->time - earlier.time <= kGaspRelevantSeconds)) {
+      since = earlier.time;
+    }
+  }
+  auto rank_of = [&](int pid) {
+    if (incident_pid && pid == *incident_pid) return 2;
+    return !gasp.largest.empty() && gasp.largest.front().pid == pid ? 1 : 0;
+  };
   const evidence::PythonStacksTaken* chosen = nullptr;
   std::size_t chosen_index = 0;
-  for (int pid : gasp.asked) {
-    for (std::size_t i = 0; i < run->python_stacks.size(); ++i) {
-      const auto& stacks = run->python_stacks[i];
-      if (stacks.pid != pid || stacks.time < gasp.time || stacks.time > until) continue;
-      if (!chosen || (incident_pid && pid == *incident_pid && chosen->pid != *incident_pid)) {
-        chosen = &stacks;
-        chosen_index = i;
-      }
+  for (std::size_t i = 0; i < run->python_stacks.size(); ++i) {
+    const auto& stacks = run->python_stacks[i];
+    if (stacks.time < since || stacks.time > until) continue;
+    if (!chosen || rank_of(stacks.pid) >= rank_of(chosen->pid)) {
+      chosen = &stacks;
+      chosen_index = i;
     }
   }
   const Missing no_stack{MissingReason::not_present, "no Python process answered the last gasp's request for its stacks"};
@@ -90,14 +101,24 @@ void extract_gasp_facts(const evidence::EvidenceDocument& document, const std::o
   }
   const auto pointer = fmt::format("{}/python_stacks/{}/text", focus->pointer(), chosen_index);
   std::string text = fmt::format("pid {}: ", chosen->pid);
-  for (std::size_t i = 0; i < thread->frames.size() && i < kPythonFramesAsText; ++i) {
-    const auto& frame = thread->frames[i];
-    if (i) text += " <- ";
+  std::size_t shown = 0;
+  const parse::PythonFrame* innermost = nullptr;
+  for (const auto& frame : thread->frames) {
+    if (shown == kPythonFramesAsText) break;
+    // The probe's own wrapper of a framework call is not the job's code.
+    if (frame.file.find("/ftdiag_probe/") != std::string::npos) continue;
+    if (!innermost) innermost = &frame;
+    if (shown++) text += " <- ";
     text += frame.line ? fmt::format("{} ({}:{})", frame.function, base_name(frame.file), *frame.line)
                        : fmt::format("{} ({})", frame.function, base_name(frame.file));
   }
+  if (!innermost) {
+    facts.set_missing("gasp.python_stack", no_stack);
+    facts.set_missing("gasp.python_function", no_stack);
+    return;
+  }
   facts.set("gasp.python_stack", text, pointer);
-  facts.set("gasp.python_function", thread->frames.front().function, pointer);
+  facts.set("gasp.python_function", innermost->function, pointer);
 }
 
 }  // namespace ftdiag::facts

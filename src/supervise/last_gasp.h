@@ -29,7 +29,7 @@ std::optional<MemoryPressure> memory_pressure(const evidence::MemorySample& samp
 class LastGasp {
  public:
   static constexpr double kThreshold = 0.95;     // ask at this pressure
-  static constexpr double kNearThreshold = 0.85; // sample faster from here
+  static constexpr double kNearThreshold = 0.75; // sample faster from here (and, v1, be woken here)
   static constexpr double kFastInterval = 0.1;   // seconds between samples when near
   static constexpr std::size_t kLargest = 3;     // processes recorded and asked
   static constexpr std::size_t kMaxGasps = 20;   // per run

@@ -35,6 +35,9 @@ class MemorySampler {
   // journal then grows with change, not with the number of idle processes.
   evidence::MemorySample sample(const std::vector<int>& pids, double now);
 
+  // The located cgroup, or null.
+  const collect::MemoryCgroup* cgroup() const { return cgroup_.get(); }
+
   static constexpr std::uint64_t kRssChangeBytes = 1 << 20;
   static constexpr double kRssChangeRatio = 0.02;
   static constexpr std::uint64_t kRefreshTicks = 20;

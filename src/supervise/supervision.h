@@ -29,11 +29,12 @@
 #include "supervise/process_tracker.h"
 #include "supervise/supervisor.h"
 #include "supervise/terminal.h"
+#include "supervise/usage_alarm.h"
 
 namespace ftdiag::supervise {
 
 // What woke the event loop (epoll_event.data).
-enum EventSource : std::uint64_t { kSignals = 1, kTimer, kNetlink, kRelayOut, kRelayErr, kStdin, kKernelLog, kSignalTrace, kProbeSocket };
+enum EventSource : std::uint64_t { kSignals = 1, kTimer, kNetlink, kRelayOut, kRelayErr, kStdin, kKernelLog, kSignalTrace, kProbeSocket, kUsageAlarm };
 
 // Single-threaded apart from the journal syncer: every handler runs on the
 // epoll loop.
@@ -73,6 +74,8 @@ class Supervision {
   void on_kernel_log();
   void on_signal_trace();
   void on_probe_socket();
+  void on_usage_alarm();
+  void arm_usage_alarm(const evidence::MemorySample& sample);
   void prepare_probes();
   void pace_sampling();
   void on_child_exits();
@@ -107,6 +110,8 @@ class Supervision {
   std::optional<SignalTrace> signal_trace_;
   ProbeFiles probe_files_;
   std::optional<ProbeSocket> probe_socket_;
+  std::optional<UsageAlarm> usage_alarm_;
+  bool usage_alarm_failed_ = false;  // said once
   std::uint64_t probe_datagrams_refused_ = 0;
   double sample_interval_ = 0;  // as the timer is armed now
   std::uint64_t kernel_records_ = 0;

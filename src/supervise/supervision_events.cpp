@@ -88,6 +88,7 @@ void Supervision::take_sample() {
   const double now = wall_clock_now();
   const auto live = tracker_.live_pids();
   auto sample = sampler_.sample(live, now);
+  if (options_.probes) arm_usage_alarm(sample);
   // Before the sample is journaled: the stacks are asked for at once.
   auto gasp = options_.probes ? last_gasp_.consider(sample, live, now) : std::nullopt;
   journal_.append(std::move(sample));
@@ -108,6 +109,33 @@ void Supervision::pace_sampling() {
   period.it_interval.tv_nsec = static_cast<long>((wanted - std::floor(wanted)) * 1e9);
   period.it_value = period.it_interval;
   if (::timerfd_settime(timer_fd_.get(), 0, &period, nullptr) == 0) sample_interval_ = wanted;
+}
+
+// Once the job's cgroup and its limit are known (and again when either
+// changes): the kernel then wakes the loop as memory nears the limit.
+void Supervision::arm_usage_alarm(const evidence::MemorySample& sample) {
+  const auto* cgroup = sampler_.cgroup();
+  if (!epoll_.valid() || !cgroup || !sample.cgroup || !sample.cgroup->limit || !sample.cgroup->limit.value()) return;
+  const auto limit = *sample.cgroup->limit.value();
+  if (usage_alarm_ && usage_alarm_->cgroup_path() == cgroup->cgroup_path() && usage_alarm_->limit() == limit) return;
+  if (usage_alarm_failed_ && !usage_alarm_) return;
+  if (usage_alarm_) ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, usage_alarm_->fd(), nullptr);
+  usage_alarm_.reset();
+  auto alarm = UsageAlarm::arm(*cgroup, limit, {LastGasp::kNearThreshold, LastGasp::kThreshold});
+  if (alarm && add_to_epoll(alarm->fd(), kUsageAlarm)) {
+    usage_alarm_.emplace(std::move(alarm).value());
+  } else if (!usage_alarm_failed_) {
+    usage_alarm_failed_ = true;
+    journal_.append(evidence::SupervisorNote{
+        wall_clock_now(), "no wake-up as memory nears the cgroup's limit (the last gasp relies on faster sampling): " +
+                              (alarm ? std::string("epoll_ctl failed") : alarm.missing().detail)});
+  }
+}
+
+void Supervision::on_usage_alarm() {
+  if (!usage_alarm_ || usage_alarm_->drain() == 0) return;
+  take_sample();
+  pace_sampling();
 }
 
 void Supervision::on_probe_socket() {
@@ -382,6 +410,7 @@ void Supervision::event_loop() {
         case kKernelLog: on_kernel_log(); break;
         case kSignalTrace: on_signal_trace(); break;
         case kProbeSocket: on_probe_socket(); break;
+        case kUsageAlarm: on_usage_alarm(); break;
         default: break;
       }
     }

@@ -448,8 +448,8 @@ class TorchMarkerTest(MarkerTestBase):
         self.assertEqual(got, [
             ("begin", "checkpoint-save", "torch.save", None),
             ("end", "checkpoint-save", "torch.save", None),
-            ("begin", "checkpoint-load", "torch.load", None),
-            ("end", "checkpoint-load", "torch.load", None),
+            ("begin", "model-load", "torch.load", None),
+            ("end", "model-load", "torch.load", None),
             ("begin", "checkpoint-save", "torch.save", None),
             ("end", "checkpoint-save", "torch.save", out["raised"]),
         ])
@@ -535,7 +535,7 @@ class HookMechanismTest(MarkerTestBase):
             import ftdiag_probe
             ftdiag_probe.HOOKS["fakefw.engine"] = [
                 ("Engine.save_checkpoint", "checkpoint-save", "fakefw.Engine.save_checkpoint", None),
-                ("Engine.load_checkpoint", "checkpoint-load", "fakefw.Engine.load_checkpoint", None),
+                ("Engine.load_checkpoint", "model-load", "fakefw.Engine.load_checkpoint", None),
                 ("Engine.consolidate", "checkpoint-save", "fakefw.Engine.consolidate", None),
                 ("Engine.build", "evaluation", "fakefw.Engine.build", None),
                 ("Engine.absent_in_this_version", "evaluation", "fakefw.absent", None),
@@ -583,8 +583,8 @@ class HookMechanismTest(MarkerTestBase):
             ("end", "checkpoint-save", "fakefw.Engine.save_checkpoint", None),
             ("begin", "checkpoint-save", "fakefw.Engine.consolidate", None),
             ("end", "checkpoint-save", "fakefw.Engine.consolidate", None),
-            ("begin", "checkpoint-load", "fakefw.Engine.load_checkpoint", None),
-            ("end", "checkpoint-load", "fakefw.Engine.load_checkpoint", "KeyError"),
+            ("begin", "model-load", "fakefw.Engine.load_checkpoint", None),
+            ("end", "model-load", "fakefw.Engine.load_checkpoint", "KeyError"),
         ])
         lines = probe_lines(self.run_dir, int(out["pid"]))
         self.assertFalse([line for line in lines if line.startswith("error")], lines)

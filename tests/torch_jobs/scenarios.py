@@ -18,6 +18,11 @@ dies within a minute on a small CPU:
                   "rank R pid P" for it to aim at), or --max-seconds pass
   segfault-step   rank 1 faults in native code in its third step
   exception       rank 1 raises a Python exception in its third step
+  consolidate-save
+                  trains a few steps, then saves as ZeRO-2 does: every rank
+                  gathers every rank's optimizer partitions into full CPU
+                  copies (consolidate_state_dict_for_save), then torch.save()s
+                  them into memory, until the memory limit is hit
 
   python3 scenarios.py --scenario NAME [--checkpoint DIR] [--prepare]
 
@@ -26,6 +31,7 @@ and exits (do it outside the memory limit: writing is not what is tested).
 """
 import argparse
 import ctypes
+import io
 import os
 import socket
 import sys
@@ -245,6 +251,49 @@ def exception(trainer: Trainer, args) -> None:
             raise RuntimeError(f"loss is NaN at step {trainer.step}: the batch has no valid labels")
 
 
+# ------------------------------------------------------------ consolidate-save
+
+PARTITION_CHUNKS = 16
+CHUNK_MIB = 8
+
+
+def consolidate_state_dict_for_save(trainer: Trainer, partitions):
+    """What get_state_dict() does under ZeRO-2: all-gather every rank's
+    partition of the fp32 weights and optimizer moments into a full copy on
+    every rank, chunk by chunk over the process group."""
+    full = {}
+    for index, chunk in enumerate(partitions):
+        gathered = [torch.empty_like(chunk) for _ in range(trainer.world)]
+        dist.all_gather(gathered, chunk)
+        for rank, part in enumerate(gathered):
+            full[f"optimizer.state.{index}.rank{rank}"] = part.clone()
+    return full
+
+
+def save_checkpoint(trainer: Trainer, partitions, step: int) -> int:
+    """A ZeRO-2 checkpoint save: the consolidated state, serialised."""
+    if trainer.rank == 0:
+        print(f"Saving model checkpoint to /out/checkpoint-{step}", flush=True)
+    state = consolidate_state_dict_for_save(trainer, partitions)
+    buffer = io.BytesIO()  # as a save to a filesystem held in memory (/dev/shm, tmpfs)
+    torch.save(state, buffer)
+    return buffer.tell()
+
+
+def consolidate_save(trainer: Trainer, args) -> None:
+    announce_training(trainer, "1000")
+    # This rank's partition of the optimizer state, as ZeRO keeps it.
+    partitions = [torch.full((CHUNK_MIB << 18,), float(trainer.rank)) for _ in range(PARTITION_CHUNKS)]
+    for _ in range(3):
+        trainer.log(trainer.train_step(trainer.random_batch()))
+    # Under ZeRO-3 each rank saved its own partition: that fits.
+    torch.save({"partitions": partitions}, io.BytesIO())
+    for _ in range(3):
+        trainer.log(trainer.train_step(trainer.random_batch()))
+    saved = save_checkpoint(trainer, partitions, trainer.step)
+    print(f"rank {trainer.rank}: saved {saved >> 20} MiB", flush=True)
+
+
 SCENARIOS = {
     "load-oom": load_oom,
     "worker-oom": worker_oom,
@@ -253,6 +302,7 @@ SCENARIOS = {
     "external-kill": external_kill,
     "segfault-step": segfault_step,
     "exception": exception,
+    "consolidate-save": consolidate_save,
 }
 
 

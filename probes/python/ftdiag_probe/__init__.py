@@ -198,8 +198,13 @@ def _send(marker, phase, what, error=None):
     if st is None or st.socket_path is None:
         return
     try:
+        # Read again: a launcher's worker often sets RANK itself after start
+        # (torch.multiprocessing ranks, a script's own os.environ update).
+        rank = _rank()
+        if rank is None:
+            rank = st.rank
         message = '{"v":%d,"pid":%d,"rank":%s,"time":%r,"marker":"%s","phase":%s,"what":%s%s}' % (
-            VERSION, st.pid, "null" if st.rank is None else "%d" % st.rank, time.time(), marker,
+            VERSION, st.pid, "null" if rank is None else "%d" % rank, time.time(), marker,
             _json_string(phase), _json_string(what),
             "" if error is None else ',"error":' + _json_string(error))
         sock = st.sock
@@ -310,16 +315,16 @@ HOOKS = {
     "transformers.trainer": [
         ("Trainer._save_checkpoint", "checkpoint-save", "transformers.Trainer._save_checkpoint", None),
         ("Trainer.evaluate", "evaluation", "transformers.Trainer.evaluate", None),
-        ("Trainer._load_from_checkpoint", "checkpoint-load", "transformers.Trainer._load_from_checkpoint", None),
+        ("Trainer._load_from_checkpoint", "model-load", "transformers.Trainer._load_from_checkpoint", None),
     ],
     "deepspeed.runtime.engine": [
         ("DeepSpeedEngine.save_checkpoint", "checkpoint-save", "deepspeed.DeepSpeedEngine.save_checkpoint", None),
-        ("DeepSpeedEngine.load_checkpoint", "checkpoint-load", "deepspeed.DeepSpeedEngine.load_checkpoint", None),
+        ("DeepSpeedEngine.load_checkpoint", "model-load", "deepspeed.DeepSpeedEngine.load_checkpoint", None),
     ],
     "accelerate.accelerator": [
         ("Accelerator.save_state", "checkpoint-save", "accelerate.Accelerator.save_state", None),
         ("Accelerator.get_state_dict", "checkpoint-save", "accelerate.Accelerator.get_state_dict", None),
-        ("Accelerator.load_state", "checkpoint-load", "accelerate.Accelerator.load_state", None),
+        ("Accelerator.load_state", "model-load", "accelerate.Accelerator.load_state", None),
     ],
     "lightning.pytorch.trainer.trainer": [
         ("Trainer.save_checkpoint", "checkpoint-save", "lightning.Trainer.save_checkpoint", None),
@@ -329,13 +334,13 @@ HOOKS = {
     ],
     "torch.serialization": [
         ("save", "checkpoint-save", "torch.save", _big_save),
-        ("load", "checkpoint-load", "torch.load", _big_load),
+        ("load", "model-load", "torch.load", _big_load),
     ],
     # torch/__init__ re-exports them; already the wrapped ones unless
     # torch.serialization was loaded before the probe.
     "torch": [
         ("save", "checkpoint-save", "torch.save", _big_save),
-        ("load", "checkpoint-load", "torch.load", _big_load),
+        ("load", "model-load", "torch.load", _big_load),
     ],
 }
 
