@@ -26,6 +26,7 @@ struct AnalyzeArguments {
   std::string format = "text";
   std::vector<std::string> rule_dirs;
   std::vector<std::string> kernel_logs;
+  std::vector<std::string> cores;
   bool no_host_logs = false;
 };
 
@@ -55,9 +56,17 @@ int analyze(const AnalyzeArguments& args) {
       return error == ENOENT ? kExitInputNotFound : kExitInputUnreadable;
     }
   }
+  for (const auto& file : args.cores) {
+    if (::access(file.c_str(), R_OK) != 0) {
+      const int error = errno;
+      std::fprintf(stderr, "ftdiag analyze: cannot read the core file %s: %s\n", file.c_str(), std::strerror(error));
+      return error == ENOENT ? kExitInputNotFound : kExitInputUnreadable;
+    }
+  }
   auto document = collect_evidence({args.paths.begin(), args.paths.end()},
                                    EvidenceSources{.kernel_logs = {args.kernel_logs.begin(), args.kernel_logs.end()},
-                                                   .read_this_host = !args.no_host_logs});
+                                                   .read_this_host = !args.no_host_logs,
+                                                   .cores = {args.cores.begin(), args.cores.end()}});
   if (!document) {
     std::fprintf(stderr, "ftdiag analyze: %s\n", document.missing().detail.c_str());
     return exit_code_for(document.missing());
@@ -91,6 +100,9 @@ Action add_analyze_command(CLI::App& app) {
   cmd->add_option("--rules", args->rule_dirs, "A directory (or file) of extra rules; repeatable");
   cmd->add_option("--kernel-log", args->kernel_logs,
                   "The kernel log of the job's node (dmesg, journalctl -k or kern.log output), for a post-mortem on another machine; repeatable");
+  cmd->add_option("--core", args->cores,
+                  "A core file of a process of the job: every thread is unwound and named (cores in the run folders and "
+                  "the job's working directory are found without it); repeatable");
   cmd->add_flag("--no-host-logs", args->no_host_logs,
                 "Do not read this machine's kernel log (/dev/kmsg, journalctl, /var/log) for runs recorded here");
   return [args] { return analyze(*args); };

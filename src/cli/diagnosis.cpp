@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "collect/host_name.h"
+#include "collectors/core_dumps.h"
 #include "collectors/crash_symbols.h"
 #include "collectors/fault_symbols.h"
 #include "collectors/post_mortem.h"
@@ -33,8 +35,9 @@ std::optional<parse::LineEventTable> load_line_events() {
   return std::move(std::get<parse::LineEventTable>(table));
 }
 
-void name_fault_code(evidence::EvidenceDocument& document) {
+void name_fault_code(evidence::EvidenceDocument& document, const std::vector<std::filesystem::path>& cores) {
   symbolize::ModuleSymbols symbols;
+  collectors::add_core_dumps(document, cores, symbols, collect::host_name());
   collectors::symbolize_kernel_faults(document, symbols);
   collectors::symbolize_crashes(document, symbols);
 }
@@ -49,7 +52,7 @@ Fact<evidence::EvidenceDocument> collect_evidence(const std::vector<std::filesys
                                      .kernel_logs = sources.kernel_logs,
                                      .read_this_host = sources.read_this_host};
   auto document = collectors::collect_post_mortem(paths, context, collectors::post_mortem_collectors());
-  if (document) name_fault_code(document.value());
+  if (document) name_fault_code(document.value(), sources.cores);
   return document;
 }
 

@@ -1,8 +1,8 @@
 #include "collectors/crash_symbols.h"
 
-#include <fmt/format.h>
+#include <algorithm>
 
-#include "symbolize/native_stack.h"
+#include <fmt/format.h>
 
 namespace ftdiag::collectors {
 
@@ -48,18 +48,20 @@ void symbolize_crash(evidence::CrashEvidence& crash, symbolize::ModuleSymbols& s
     crash.symbolized = std::string("not named: ") + e.what();
     return;
   }
-  std::vector<evidence::StackFrame> frames;
-  std::size_t resolved = 0;
-  for (const auto& frame : named) {
-    resolved += frame.resolved();
-    append_named(frame, frames);
-  }
-  crash.frames = std::move(frames);
+  const auto resolved = static_cast<std::size_t>(
+      std::count_if(named.begin(), named.end(), [](const symbolize::NativeFrame& f) { return f.resolved(); }));
+  crash.frames = evidence_frames(named);
   crash.symbolized = resolved == named.size()
                          ? "every frame named"
                          : fmt::format("{} of {} frames named; the others stay as module and offset (no symbols for that "
                                        "place, the module is not on this disk, or the time budget ran out)",
                                        resolved, named.size());
+}
+
+std::vector<evidence::StackFrame> evidence_frames(const std::vector<symbolize::NativeFrame>& named) {
+  std::vector<evidence::StackFrame> frames;
+  for (const auto& frame : named) append_named(frame, frames);
+  return frames;
 }
 
 void symbolize_crashes(evidence::EvidenceDocument& document, symbolize::ModuleSymbols& symbols) {

@@ -8,6 +8,7 @@
 
 #include "evidence/document.h"
 #include "symbolize/module_symbols.h"
+#include "symbolize/native_stack.h"
 
 namespace ftdiag::collectors {
 
@@ -16,5 +17,9 @@ void symbolize_crashes(evidence::EvidenceDocument& document, symbolize::ModuleSy
 
 // One crash's frames (exposed for tests).
 void symbolize_crash(evidence::CrashEvidence& crash, symbolize::ModuleSymbols& symbols);
+
+// Named native frames as evidence frames: each inlined call its own frame,
+// before the function it was inlined into, all at the same address.
+std::vector<evidence::StackFrame> evidence_frames(const std::vector<symbolize::NativeFrame>& named);
 
 }  // namespace ftdiag::collectors

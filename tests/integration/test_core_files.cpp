@@ -288,3 +288,46 @@ TEST_CASE("core files: with no time left, frames keep their module and offset, a
 }
 
 }  // namespace ftdiag::itest
+
+namespace ftdiag::itest {
+
+// End to end: a job run with --no-probes (no crash record) dumps core in
+// its working directory; `ftdiag analyze` of the job finds the core, unwinds
+// it, and the verdict quotes the crashing function from it.
+TEST_CASE("core files: analyze finds the job's core in its working directory and names the crash from it") {
+  const std::string pattern = core_pattern();
+  if (pattern.starts_with("|") || pattern.find('/') != std::string::npos) {
+    FTDIAG_SKIP("core_pattern does not write cores into the working directory: " + pattern);
+  }
+  TempDir tmp;
+  const auto work = tmp / "work";
+  fs::create_directories(work);
+  Launch launch{ftdiag_run(tmp / "job", crasher_argv("die", {"segv"}), {"--no-probes"})};
+  launch.cwd = work;
+  launch.core_limit = RLIM_INFINITY;
+  auto outcome = run(launch, 60);
+  bool cored = false;
+  for (const auto& entry : fs::directory_iterator(work)) cored = cored || entry.path().filename().string().starts_with("core");
+  if (!cored) FTDIAG_SKIP("the kernel wrote no core (RLIMIT_CORE hard limit?)");
+
+  auto analysis = analyze(tmp / "job");
+  REQUIRE_MESSAGE(analysis.outcome.exited_with(0), analysis.outcome.describe());
+  const json& run_json = only_run(analysis.document);
+  REQUIRE(run_json["crashes"].size() == 1);
+  const auto& crash = run_json["crashes"][0];
+  CHECK(crash["source"] == "core");
+  CHECK(crash["signal"] == SIGSEGV);
+  REQUIRE_FALSE(crash["frames"].empty());
+  CHECK(crash["frames"][0]["function"] == "crash_by_null_dereference");
+  CHECK(crash["frames"][0]["file"].get<std::string>().ends_with("die.c"));
+  CHECK(crash["frames"][0]["line"] == line_of("die.c", "*pointer = 42;"));
+  bool quoted = false;
+  for (const auto& finding : analysis.report["findings"]) {
+    for (const auto& support : finding["supporting"]) {
+      quoted = quoted || support["says"].get<std::string>().find("crash_by_null_dereference (die.c:") != std::string::npos;
+    }
+  }
+  CHECK(quoted);
+}
+
+}  // namespace ftdiag::itest

@@ -1,0 +1,136 @@
+#include "collectors/core_dumps.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "collectors/crash_symbols.h"
+#include "symbolize/core_stacks.h"
+
+namespace ftdiag::collectors {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The kernel's default names ("core", "core.PID" with core_uses_pid) and
+// systemd-coredump's exported ones ("core.COMM.UID.BOOT.PID.TIME").
+bool named_like_a_core(const std::string& name) { return name == "core" || name.starts_with("core."); }
+
+bool is_elf(const fs::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) return false;
+  char magic[4] = {};
+  const bool elf = ::read(fd, magic, sizeof magic) == 4 && std::memcmp(magic, "\x7f" "ELF", 4) == 0;
+  ::close(fd);
+  return elf;
+}
+
+std::vector<fs::path> cores_in(const fs::path& folder) {
+  std::vector<fs::path> cores;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    if (cores.size() >= 64) break;
+    if (!entry.is_regular_file(ec) || !named_like_a_core(entry.path().filename().string())) continue;
+    if (is_elf(entry.path())) cores.push_back(entry.path());
+  }
+  std::sort(cores.begin(), cores.end());
+  return cores;
+}
+
+bool has_crash_of(const evidence::RunEvidence& run, int pid) {
+  return std::any_of(run.crashes.begin(), run.crashes.end(), [&](const evidence::CrashEvidence& c) { return c.pid == pid; });
+}
+
+bool is_process_of(const evidence::RunEvidence& run, int pid) {
+  return std::any_of(run.processes.begin(), run.processes.end(), [&](const evidence::ProcessEvidence& p) {
+    return p.pid == pid || (!p.nspid.empty() && p.nspid.back() == pid);
+  });
+}
+
+}  // namespace
+
+evidence::CrashEvidence crash_from_core(const fs::path& core, symbolize::ModuleSymbols& symbols) {
+  evidence::CrashEvidence crash;
+  crash.from = evidence::Provenance{"core-dumps", core.string(), std::nullopt, ""};
+  crash.source = "core";
+  auto stacks = symbolize::read_core_stacks(core, symbols);
+  if (!stacks) {
+    crash.problems.push_back(core.string() + ": " + stacks.missing().detail);
+    return crash;
+  }
+  crash.pid = stacks->pid;
+  crash.tid = stacks->crashed_tid;
+  if (stacks->signal) crash.signal = stacks->signal;
+  crash.fault_address = stacks->fault_address;
+  crash.maps_recorded = !stacks->maps.empty();
+  for (const auto& range : stacks->maps) {
+    crash.modules.push_back(evidence::MappedModule{range.path, range.start, range.end, range.file_offset});
+    if (crash.fault_address && *crash.fault_address >= range.start && *crash.fault_address < range.end) {
+      crash.fault_mapping = range.path;
+    }
+  }
+  if (!stacks->threads.empty()) {
+    const auto& crashed = stacks->threads.front();
+    crash.frames = evidence_frames(crashed.frames);
+    crash.unwind = crashed.unwind_end.empty() ? "complete" : "truncated";
+    if (!crashed.unwind_end.empty()) crash.problems.push_back("unwinding stopped: " + crashed.unwind_end);
+  }
+  crash.symbolized = stacks->truncated ? "the time budget ran out: later frames keep their module and offset"
+                                       : "named from the modules on this disk";
+  return crash;
+}
+
+void add_core_dumps(evidence::EvidenceDocument& document, const std::vector<fs::path>& named, symbolize::ModuleSymbols& symbols,
+                    const std::string& this_host) {
+  std::set<fs::path> seen;
+  auto place = [&](const fs::path& core, evidence::HostEvidence* host_hint) {
+    std::error_code ec;
+    const auto canonical = fs::weakly_canonical(core, ec);
+    if (!seen.insert(ec ? core : canonical).second) return;
+    auto crash = crash_from_core(core, symbols);
+    for (auto& host : document.hosts) {
+      for (auto& run : host.runs) {
+        if (crash.pid && is_process_of(run, *crash.pid)) {
+          if (!has_crash_of(run, *crash.pid)) run.crashes.push_back(std::move(crash));
+          return;
+        }
+      }
+    }
+    auto& host = host_hint ? *host_hint : evidence::host_named(document, this_host);
+    host.crashes.push_back(std::move(crash));
+  };
+  for (const auto& core : named) place(core, nullptr);
+  for (std::size_t h = 0; h < document.hosts.size(); ++h) {
+    std::vector<fs::path> found;
+    for (const auto& run : document.hosts[h].runs) {
+      // The run folder holds what ftdiag wrote; a core lands in the job's
+      // working directory (core_pattern "core"), readable only on its host.
+      if (!document.sources.empty()) {
+        for (const auto& source : document.sources) {
+          for (const auto& folder : {fs::path(source), fs::path(source) / run.directory}) {
+            for (auto& core : cores_in(folder)) found.push_back(core);
+          }
+        }
+      }
+      if (!run.started.cwd.empty() && document.hosts[h].name == this_host) {
+        for (auto& core : cores_in(run.started.cwd)) found.push_back(core);
+      }
+    }
+    for (const auto& core : found) {
+      const auto pid = symbolize::read_core_stacks(core, symbols, symbolize::StackBudget{0});
+      // Only the cores of this job's processes: a working directory may
+      // hold cores of anything that ever ran there.
+      bool ours = false;
+      if (pid) {
+        for (const auto& run : document.hosts[h].runs) ours = ours || is_process_of(run, pid->pid);
+      }
+      if (ours) place(core, &document.hosts[h]);
+    }
+  }
+}
+
+}  // namespace ftdiag::collectors
