@@ -8,6 +8,8 @@ packages=(
   libunwind-dev libdw-dev libelf-dev
   nlohmann-json3-dev libsimdjson-dev doctest-dev libcli11-dev libfmt-dev libre2-dev libyaml-cpp-dev
   python3 util-linux procps
+  # eu-stack and gdb: the baselines of bench/symbolize_core (and gdb writes a test's core).
+  elfutils gdb
   # A real framework for the examples and the real-job tests (CPU build).
   python3-torch
 )

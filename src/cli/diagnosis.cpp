@@ -1,6 +1,7 @@
 #include "cli/diagnosis.h"
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "collect/host_name.h"
 #include "collectors/core_dumps.h"
@@ -36,6 +37,10 @@ std::optional<parse::LineEventTable> load_line_events() {
 }
 
 void name_fault_code(evidence::EvidenceDocument& document, const std::vector<std::filesystem::path>& cores) {
+  // libdw's standard debuginfo lookup downloads from debuginfod servers when
+  // DEBUGINFOD_URLS is set (some distributions set it), with no time limit:
+  // a report must not wait on the network. The job, if any, has ended.
+  ::unsetenv("DEBUGINFOD_URLS");
   symbolize::ModuleSymbols symbols;
   collectors::add_core_dumps(document, cores, symbols, collect::host_name());
   collectors::symbolize_kernel_faults(document, symbols);
