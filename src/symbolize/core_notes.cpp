@@ -89,6 +89,7 @@ std::vector<MappedRange> parse_nt_file(std::string_view desc) {
     read_at(desc, 16 + i * kTriple, ranges[i].start);
     read_at(desc, 16 + i * kTriple + 8, ranges[i].end);
     read_at(desc, 16 + i * kTriple + 16, page_offset);
+    if (ranges[i].end < ranges[i].start) return {};  // no kernel writes this: a corrupted note
     ranges[i].file_offset = page_offset * page_size;
   }
   std::string_view names = desc.substr(16 + count * kTriple);
