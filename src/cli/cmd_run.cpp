@@ -47,16 +47,17 @@ struct RunArguments {
 // however long the journal; `ftdiag analyze` of the run folder folds the same
 // records the same way and gives the same verdict.
 void print_summary_and_verdict(const RunArguments& args, const supervise::SupervisedJob& job) {
-  std::fputs(report::render_run_summary(job.run, job.run_dir.string()).c_str(), stderr);
-  auto rules = load_rule_set(args.rule_dirs);
-  if (!rules) return;
   evidence::EvidenceDocument document;
   document.generator = "ftdiag " FTDIAG_VERSION;
   document.sources.push_back(job.run_dir.string());
   auto& run = evidence::host_named(document, job.run.started.host).runs.emplace_back(job.run);
-  // The probes' files are not journal records: read them as analyze does.
+  // The probes' files are not journal records: read them as analyze does,
+  // and name their frames before the summary shows them.
   run.crashes = evidence::read_crash_files(job.run_dir);
   name_fault_code(document);
+  std::fputs(report::render_run_summary(document.hosts.front().runs.front(), job.run_dir.string()).c_str(), stderr);
+  auto rules = load_rule_set(args.rule_dirs);
+  if (!rules) return;
   std::fputs(report::render_verdict(judge_document(document, rules.value())).c_str(), stderr);
 }
 

@@ -41,6 +41,10 @@ bool every_job_succeeded(const EvidenceDocument& document) {
   return all;
 }
 
+// A signal a launcher or scheduler sends to stop a job: a consequence more
+// often than a cause.
+bool is_stop_signal(int sig) { return sig == SIGTERM || sig == SIGINT || sig == SIGHUP; }
+
 std::optional<Incident> earliest_journal_death(const EvidenceDocument& document) {
   std::optional<Incident> best;
   evidence::for_each_run(document, [&](const RunRef& ref, const evidence::RunEvidence& run) {
@@ -48,7 +52,12 @@ std::optional<Incident> earliest_journal_death(const EvidenceDocument& document)
     for (std::size_t p = 0; p < run.processes.size(); ++p) {
       const auto& death = run.processes[p].death;
       if (!death || !death->status || !death->status->signal) continue;
-      if (best && *best->time <= death->time) continue;
+      // Deaths seen in one batch (one netlink read) share a time, which then
+      // cannot order them: of those, a stop signal is the teardown of the
+      // other death, not its cause.
+      const bool tie_won = best && *best->time == death->time && is_stop_signal(best->status.signal.value_or(0)) &&
+                           !is_stop_signal(*death->status->signal);
+      if (best && *best->time <= death->time && !tie_won) continue;
       best = Incident{IncidentSource::journal, ref, p, fmt::format("{}/processes/{}/death", ref.pointer(), p),
                       death->time, death->status.value()};
     }

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "base/units.h"
+#include "report/stack_summary.h"
 
 namespace ftdiag::report {
 
@@ -161,6 +162,7 @@ std::string render_run_summary(const RunEvidence& run, const std::string& run_pa
   std::string out = fmt::format("ftdiag: {}\n", headline(run));
   append_deaths(out, run);
   append_memory(out, run);
+  append_stacks(out, run);
   if (auto incomplete = write_failure_line(run); !incomplete.empty()) {
     out += incomplete;
   } else if (!run.ended) {

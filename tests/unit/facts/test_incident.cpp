@@ -190,3 +190,17 @@ TEST_CASE("incident: SIGKILLs the cgroup counted as OOM kills are more victims, 
   CHECK(value_of<std::int64_t>(facts, "deaths.after_incident") == 2);
   CHECK(value_of<double>(facts, "deaths.teardown_span") == doctest::Approx(31));
 }
+
+TEST_CASE("incident: of deaths seen at the same instant, the launcher's SIGTERM is not the cause of the SIGKILL") {
+  // One netlink read carries both exits: the OOM victim's and the survivor's
+  // the launcher stopped. The survivor comes first in the process list.
+  auto run = run_started();
+  add_process(run, kJobPid, {"python", "launch.py"}, 9.0, ExitStatus::exited(1));
+  add_process(run, 101, {"python", "-c", "spawn_main"}, 8.0, ExitStatus::killed(SIGTERM)).ppid = kJobPid;
+  add_process(run, 102, {"python", "-c", "spawn_main"}, 8.0, ExitStatus::killed(SIGKILL)).ppid = kJobPid;
+  end_run(run, 9.1, ExitStatus::exited(1));
+  const auto incident = find_incident(document_of({run}));
+  REQUIRE(incident);
+  CHECK(incident->process == std::optional<std::size_t>(2));
+  CHECK(incident->status == ExitStatus::killed(SIGKILL));
+}

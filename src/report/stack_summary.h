@@ -1,0 +1,17 @@
+// The stacks of a run in a few lines each, for the summary `ftdiag run`
+// prints when the job ends and `ftdiag analyze` prints per run: where each
+// crashed process was (native frames, then its Python frames), and what the
+// last gasp before an OOM kill caught the job running. The whole stacks are
+// in the evidence (`--format json`). Formats only.
+#pragma once
+
+#include <string>
+
+#include "evidence/document.h"
+
+namespace ftdiag::report {
+
+// Appends nothing when the run has no crash and no gasp.
+void append_stacks(std::string& out, const evidence::RunEvidence& run);
+
+}  // namespace ftdiag::report
