@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "crash/alt_stack.h"
+#include "crash/loader_environment.h"
 #include "crash/record_writer.h"
 #include "crash/registers.h"
 #include "crash/unwind.h"
@@ -93,6 +94,7 @@ void write_crash_record(int fd, const siginfo_t* info, void* ucontext) {
   write_signal(out, info);
   write_thread(out);
   write_registers(out, ucontext);
+  write_loader_environment(out);
   // What is known so far goes out before the unwinder runs, the riskiest part.
   out.flush();
   write_frames(out, ucontext);

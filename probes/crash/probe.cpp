@@ -4,6 +4,7 @@
 // thread gets its alternate stack, and the handler is installed last.
 #include "crash/alt_stack.h"
 #include "crash/handler.h"
+#include "crash/loader_environment.h"
 #include "crash/record_file.h"
 #include "crash/signal_chain.h"
 #include "crash/thread_start.h"
@@ -18,7 +19,10 @@ namespace {
   resolve_libc_pthread_create();
   // Without a run folder there is nowhere to record, but the job must still
   // see its own handlers and die as it would: the probe still chains.
-  if (init_record_file()) init_unwinder();
+  if (init_record_file()) {
+    init_unwinder();
+    init_loader_environment();
+  }
   init_alt_stacks();
   prepare_thread();
   install_crash_handler(crash_handler);

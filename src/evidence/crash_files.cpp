@@ -122,6 +122,7 @@ CrashEvidence crash_from_record(std::string_view text, const Provenance& from) {
     crash.frames.push_back(std::move(frame));
   }
   crash.unwind = record->unwind;
+  for (const auto& [name, value] : record->environment) crash.environment[name] = value;
   for (auto& problem : record->problems) crash.problems.push_back(from.file + ": " + problem);
   return crash;
 }

@@ -229,6 +229,7 @@ struct CrashEvidence {
   std::vector<PythonThreadStack> python;
   std::vector<std::string> extension_modules;  // faulthandler's "Extension modules:"
   std::vector<MappedModule> modules;           // every file mapped executable, in map order
+  std::map<std::string, std::string> environment;  // LD_LIBRARY_PATH, LD_PRELOAD as the process started
   std::vector<std::string> problems;           // what could not be read, and why
 
   bool operator==(const CrashEvidence&) const = default;

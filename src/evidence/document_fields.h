@@ -197,6 +197,7 @@ struct Fields<CrashEvidence> {
       field("python", &T::python),
       field("extension_modules", &T::extension_modules),
       field("modules", &T::modules),
+      field("environment", &T::environment),
       field("problems", &T::problems)};
 };
 

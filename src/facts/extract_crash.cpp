@@ -26,7 +26,7 @@ constexpr int kSiKernel = 0x80;                    // SI_KERNEL: x86's general p
 constexpr std::size_t kStackFramesAsText = 12;
 constexpr std::size_t kPythonFramesAsText = 8;
 
-const char* kCrashFacts[] = {"crash.recorded",   "crash.source",       "crash.function",     "crash.source_line",
+const char* kCrashFacts[] = {"crash.ld_library_path", "crash.ld_preload", "crash.recorded",   "crash.source",       "crash.function",     "crash.source_line",
                              "crash.module",     "crash.module_role",  "crash.stack",        "crash.roles_on_stack",
                              "crash.python_frame", "crash.python_stack", "crash.address_class", "crash.duplicate_library",
                              "crash.jit_extension", "crash.unwind"};
@@ -135,6 +135,13 @@ void extract_crash_facts(const evidence::EvidenceDocument& document, const std::
     }
   };
   facts.set("crash.recorded", true, at);
+  for (const auto& [fact, variable] : {std::pair{"crash.ld_library_path", "LD_LIBRARY_PATH"}, std::pair{"crash.ld_preload", "LD_PRELOAD"}}) {
+    if (auto it = crash->environment.find(variable); it != crash->environment.end() && !it->second.empty()) {
+      facts.set(fact, it->second, at + "/environment/" + variable);
+    } else {
+      facts.set_missing(fact, Missing{MissingReason::not_present, fmt::format("{} was not set in the process", variable)});
+    }
+  }
   facts.set("crash.source", crash->source, at + "/source");
   if (crash->unwind.empty()) {
     facts.set_missing("crash.unwind", not_recorded);

@@ -110,6 +110,8 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"crash.address_class", string, none, "the fault address: null-page, stack-guard (a stack overflow), unmapped, mapped (a protection fault), general-protection (non-canonical)"},
     {"crash.duplicate_library", string, none, "a library family mapped from two files at once (two libcudart, two libtorch_cpu): which two"},
     {"crash.jit_extension", boolean, none, "the crashing module is a torch extension built just in time (torch_extensions)"},
+    {"crash.ld_library_path", string, none, "LD_LIBRARY_PATH of the crashed process as it started (where the loader looked first)"},
+    {"crash.ld_preload", string, none, "LD_PRELOAD of the crashed process as it started (ftdiag's crash handler is the last entry)"},
     {"crash.unwind", string, none, "how far the native unwinder got: complete, truncated or failed"},
 
     // The last gasp: memory near its limit, before the incident (docs/probes.md).

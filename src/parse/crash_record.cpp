@@ -10,6 +10,8 @@ namespace {
 constexpr std::string_view kMagic = "ftdiag-crash ";
 constexpr std::size_t kMaxProblems = 20;
 constexpr std::size_t kMaxFrames = 4096;
+constexpr std::size_t kMaxEnvironment = 16;
+constexpr std::size_t kMaxEnvironmentValue = 8192;
 
 template <class Int>
 std::optional<Int> parse_integer(std::string_view text) {
@@ -83,6 +85,13 @@ class Reader {
         record_.registers.emplace_back(std::string(name), *v);
       } else {
         problem(text);
+      }
+    } else if (key == "env") {
+      const auto [name, text] = split_key(value);
+      if (name.empty() || record_.environment.size() >= kMaxEnvironment) {
+        problem(text);
+      } else {
+        record_.environment.emplace_back(std::string(name), std::string(text.substr(0, kMaxEnvironmentValue)));
       }
     } else if (key == "frame") {
       auto v = parse_integer<std::uint64_t>(value);

@@ -44,6 +44,9 @@ struct CrashRecord {
   std::optional<double> time;               // seconds since the epoch
   std::optional<std::pair<std::uint64_t, std::uint64_t>> stack;  // the crashing thread's stack [low, high)
   std::vector<std::pair<std::string, std::uint64_t>> registers;  // in the record's order
+  // The loader's variables as the process started ("env NAME VALUE"):
+  // LD_LIBRARY_PATH, LD_PRELOAD.
+  std::vector<std::pair<std::string, std::string>> environment;
   std::vector<std::uint64_t> frames;        // innermost first: the faulting pc, then return addresses
   std::optional<std::uint64_t> frames_declared;  // "frames-end N"
   std::string unwind;                       // "complete", "truncated", "failed"; empty when not said

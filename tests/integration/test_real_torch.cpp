@@ -47,7 +47,12 @@ TEST_CASE("real torch: a ZeRO-2-like save gathering full CPU copies on every ran
   CHECK(verdict["cause"] == "host-oom-checkpoint-save");
   CHECK(verdict["scope"] == "cgroup");
   CHECK(verdict["confidence"].get<double>() >= 0.9);
-  CHECK(verdict["summary"].get<std::string>().find("Saving model checkpoint to") != std::string::npos);
+  // The phase is the Trainer's console line when the kill came while the
+  // copies were gathered, the Python probe's torch.save marker when it came
+  // inside torch.save (the framework's own word outranks the console).
+  const auto summary = verdict["summary"].get<std::string>();
+  CHECK((summary.find("Saving model checkpoint to") != std::string::npos ||
+         summary.find("torch.save began (the Python probe's marker, pid ") != std::string::npos));
   // The first death is a rank killed by SIGKILL.
   auto& run_json = only_run(analysis.document);
   bool rank_killed = false;

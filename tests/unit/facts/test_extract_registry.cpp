@@ -98,6 +98,7 @@ evidence::EvidenceDocument rich_document() {
   evidence::StackFrame frame{.address = 0x1234, .object = "/opt/conda/lib/libcudart.so.11.0", .offset = 0x234,
                              .function = "cudaGetDevice", .file = "runtime.cpp", .line = 42, .language = "native"};
   crash.frames = {frame};
+  crash.environment = {{"LD_LIBRARY_PATH", "/opt/conda/lib"}, {"LD_PRELOAD", "/usr/lib/ftdiag/probes/libftdiag_crash.so"}};
   evidence::PythonThreadStack thread{.thread_id = "0x7f00", .current = true};
   thread.frames = {evidence::StackFrame{.function = "step", .file = "train.py", .line = 9, .language = "python"}};
   crash.python = {thread};

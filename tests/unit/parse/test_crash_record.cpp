@@ -34,6 +34,9 @@ TEST_CASE("crash record: every field of a whole record") {
   CHECK(record->stack->first == 0x7ffd9a3a2000u);
   CHECK(record->register_value("rip") == 0x55d0c0de1234u);
   CHECK_FALSE(record->register_value("pc"));
+  REQUIRE(record->environment.size() == 2);
+  CHECK(record->environment[0] == std::pair<std::string, std::string>{"LD_LIBRARY_PATH", "/opt/conda/lib:/usr/local/cuda/lib64"});
+  CHECK(record->environment[1].first == "LD_PRELOAD");
   CHECK(record->frames == std::vector<std::uint64_t>{0x55d0c0de1234, 0x55d0c0de1301, 0x7f1c2a029d90});
   CHECK(record->unwind == "complete");
   REQUIRE(record->maps.size() == 3);
@@ -45,7 +48,8 @@ TEST_CASE("crash record: every field of a whole record") {
 
 TEST_CASE("crash record: cut anywhere, it keeps what came before and says what is missing") {
   const auto whole = fixture("handmade-segv.txt");
-  for (std::size_t cut = 20; cut < whole.size(); cut += 7) {
+  // Up to the last "end" line's newline: "end" alone is the record's last word, whole.
+  for (std::size_t cut = 20; cut + 1 < whole.size(); cut += 7) {
     CAPTURE(cut);
     const auto record = parse_crash_record(std::string_view(whole).substr(0, cut));
     REQUIRE(record);
