@@ -87,48 +87,45 @@ evidence::CrashEvidence crash_from_core(const fs::path& core, symbolize::ModuleS
 void add_core_dumps(evidence::EvidenceDocument& document, const std::vector<fs::path>& named, symbolize::ModuleSymbols& symbols,
                     const std::string& this_host) {
   std::set<fs::path> seen;
-  auto place = [&](const fs::path& core, evidence::HostEvidence* host_hint) {
+  auto first_time = [&](const fs::path& core) {
     std::error_code ec;
     const auto canonical = fs::weakly_canonical(core, ec);
-    if (!seen.insert(ec ? core : canonical).second) return;
-    auto crash = crash_from_core(core, symbols);
-    for (auto& host : document.hosts) {
-      for (auto& run : host.runs) {
+    return seen.insert(ec ? core : canonical).second;
+  };
+  // Into the run that holds the process, unless the crash handler already
+  // recorded it there; else into `host`'s crashes (when given).
+  auto place = [&](evidence::CrashEvidence crash, evidence::HostEvidence* host) {
+    for (auto& h : document.hosts) {
+      for (auto& run : h.runs) {
         if (crash.pid && is_process_of(run, *crash.pid)) {
           if (!has_crash_of(run, *crash.pid)) run.crashes.push_back(std::move(crash));
           return;
         }
       }
     }
-    auto& host = host_hint ? *host_hint : evidence::host_named(document, this_host);
-    host.crashes.push_back(std::move(crash));
+    if (host) host->crashes.push_back(std::move(crash));
   };
-  for (const auto& core : named) place(core, nullptr);
-  for (std::size_t h = 0; h < document.hosts.size(); ++h) {
+  for (const auto& core : named) {
+    if (first_time(core)) place(crash_from_core(core, symbols), &evidence::host_named(document, this_host));
+  }
+  for (auto& host : document.hosts) {
     std::vector<fs::path> found;
-    for (const auto& run : document.hosts[h].runs) {
+    for (const auto& run : host.runs) {
       // The run folder holds what ftdiag wrote; a core lands in the job's
       // working directory (core_pattern "core"), readable only on its host.
-      if (!document.sources.empty()) {
-        for (const auto& source : document.sources) {
-          for (const auto& folder : {fs::path(source), fs::path(source) / run.directory}) {
-            for (auto& core : cores_in(folder)) found.push_back(core);
-          }
+      for (const auto& source : document.sources) {
+        for (const auto& folder : {fs::path(source), fs::path(source) / run.directory}) {
+          for (auto& core : cores_in(folder)) found.push_back(core);
         }
       }
-      if (!run.started.cwd.empty() && document.hosts[h].name == this_host) {
+      if (!run.started.cwd.empty() && host.name == this_host) {
         for (auto& core : cores_in(run.started.cwd)) found.push_back(core);
       }
     }
+    // Found, not named: only the cores of this job's processes count (a
+    // working directory may hold cores of anything that ever ran there).
     for (const auto& core : found) {
-      const auto pid = symbolize::read_core_stacks(core, symbols, symbolize::StackBudget{0});
-      // Only the cores of this job's processes: a working directory may
-      // hold cores of anything that ever ran there.
-      bool ours = false;
-      if (pid) {
-        for (const auto& run : document.hosts[h].runs) ours = ours || is_process_of(run, pid->pid);
-      }
-      if (ours) place(core, &document.hosts[h]);
+      if (first_time(core)) place(crash_from_core(core, symbols), nullptr);
     }
   }
 }

@@ -11,6 +11,7 @@
 
 #include "facts/extract.h"
 #include "facts/module_roles.h"
+#include "facts/stack_text.h"
 
 namespace ftdiag::facts {
 
@@ -48,14 +49,6 @@ const CrashEvidence* incident_crash(const evidence::RunEvidence& run, const std:
   return nullptr;
 }
 
-std::string place_of(const StackFrame& frame) {
-  if (!frame.function.empty()) {
-    if (!frame.file.empty() && frame.line) return fmt::format("{} ({}:{})", frame.function, base_name(frame.file), *frame.line);
-    return fmt::format("{} ({})", frame.function, base_name(frame.object));
-  }
-  if (!frame.object.empty() && frame.offset) return fmt::format("{}+{:#x}", base_name(frame.object), *frame.offset);
-  return frame.address ? fmt::format("{:#x}", *frame.address) : std::string("?");
-}
 
 // The first frame in code that is not the C/C++ runtime: abort() and raise()
 // are how a fault is reported, not where it is.
@@ -163,19 +156,16 @@ void extract_crash_facts(const evidence::EvidenceDocument& document, const std::
     set_or_missing("crash.module_role", frame.object.empty() ? std::nullopt : std::optional(std::string(module_role(frame.object))),
                    pointer + "/object");
     facts.set("crash.jit_extension", is_jit_extension(frame.object), pointer + "/object");
-    std::string text;
+    std::vector<StackFrame> native;
     std::vector<std::string> roles;
-    for (std::size_t i = 0, shown = 0; i < frames.size() && shown < kStackFramesAsText; ++i) {
-      if (frames[i].language != "native") continue;
-      if (!text.empty()) text += " <- ";
-      text += place_of(frames[i]);
-      ++shown;
-      if (!frames[i].object.empty()) {
-        std::string role(module_role(frames[i].object));
-        if (std::find(roles.begin(), roles.end(), role) == roles.end()) roles.push_back(role);
-      }
+    for (const auto& f : frames) {
+      if (f.language != "native") continue;
+      native.push_back(f);
+      if (native.size() > kStackFramesAsText || f.object.empty()) continue;
+      std::string role(module_role(f.object));
+      if (std::find(roles.begin(), roles.end(), role) == roles.end()) roles.push_back(role);
     }
-    facts.set("crash.stack", text, at + "/frames");
+    facts.set("crash.stack", stack_text(native, kStackFramesAsText), at + "/frames");
     facts.set("crash.roles_on_stack", fmt::format("{}", fmt::join(roles, ", ")), at + "/frames");
   } else {
     for (const char* name : {"crash.function", "crash.source_line", "crash.module", "crash.module_role", "crash.stack",
@@ -185,13 +175,8 @@ void extract_crash_facts(const evidence::EvidenceDocument& document, const std::
   }
 
   if (const auto* thread = crashed_python_thread(*crash); thread && !thread->frames.empty()) {
-    facts.set("crash.python_frame", place_of(thread->frames.front()), at + "/python");
-    std::string text;
-    for (std::size_t i = 0; i < thread->frames.size() && i < kPythonFramesAsText; ++i) {
-      if (i) text += " <- ";
-      text += place_of(thread->frames[i]);
-    }
-    facts.set("crash.python_stack", text, at + "/python");
+    facts.set("crash.python_frame", frame_place(thread->frames.front()), at + "/python");
+    facts.set("crash.python_stack", stack_text(thread->frames, kPythonFramesAsText), at + "/python");
   } else {
     facts.set_missing("crash.python_frame", Missing{MissingReason::not_present, "no Python frames were dumped for the process"});
     facts.set_missing("crash.python_stack", Missing{MissingReason::not_present, "no Python frames were dumped for the process"});

@@ -5,7 +5,7 @@
 
 #include "base/units.h"
 #include "facts/extract.h"
-#include "facts/module_roles.h"
+#include "facts/stack_text.h"
 #include "parse/faulthandler.h"
 
 namespace ftdiag::facts {
@@ -100,25 +100,14 @@ void extract_gasp_facts(const evidence::EvidenceDocument& document, const std::o
     return;
   }
   const auto pointer = fmt::format("{}/python_stacks/{}/text", focus->pointer(), chosen_index);
-  std::string text = fmt::format("pid {}: ", chosen->pid);
-  std::size_t shown = 0;
-  const parse::PythonFrame* innermost = nullptr;
-  for (const auto& frame : thread->frames) {
-    if (shown == kPythonFramesAsText) break;
-    // The probe's own wrapper of a framework call is not the job's code.
-    if (frame.file.find("/ftdiag_probe/") != std::string::npos) continue;
-    if (!innermost) innermost = &frame;
-    if (shown++) text += " <- ";
-    text += frame.line ? fmt::format("{} ({}:{})", frame.function, base_name(frame.file), *frame.line)
-                       : fmt::format("{} ({})", frame.function, base_name(frame.file));
-  }
-  if (!innermost) {
+  const auto frames = job_frames(thread->frames);
+  if (frames.empty()) {
     facts.set_missing("gasp.python_stack", no_stack);
     facts.set_missing("gasp.python_function", no_stack);
     return;
   }
-  facts.set("gasp.python_stack", text, pointer);
-  facts.set("gasp.python_function", innermost->function, pointer);
+  facts.set("gasp.python_stack", fmt::format("pid {}: {}", chosen->pid, stack_text(frames, kPythonFramesAsText)), pointer);
+  facts.set("gasp.python_function", frames.front().function, pointer);
 }
 
 }  // namespace ftdiag::facts
