@@ -27,7 +27,10 @@ int list_rules(const RulesArguments& args) {
   if (!rules) return kExitRulesInvalid;
   for (const auto& r : rules->rules) {
     std::cout << fmt::format("{:<34} {:<26} {:<11} {}\n", r.id, r.cause,
-                             r.role == rules::RuleRole::consequence ? "consequence" : "primary", r.source);
+                             r.role == rules::RuleRole::consequence ? "consequence"
+                             : r.role == rules::RuleRole::check     ? "check"
+                                                                    : "primary",
+                             r.source);
   }
   return kExitOk;
 }
@@ -36,7 +39,7 @@ int test_rules(const RulesArguments& args) {
   auto rules = load_rule_set(args.rule_dirs);
   if (!rules) return kExitRulesInvalid;
   const auto dir = args.tests_dir.empty() ? rules::builtin_rules_directory() / "tests" : std::filesystem::path(args.tests_dir);
-  const auto results = rules::run_rule_tests(rules->rules, dir);
+  const auto results = rules::run_rule_tests(rules.value(), dir);
   int failed = 0;
   for (const auto& r : results) {
     if (r.passed) {

@@ -62,7 +62,9 @@ Fact<evidence::EvidenceDocument> collect_evidence(const std::vector<std::filesys
 }
 
 rules::Judgement judge_document(const evidence::EvidenceDocument& document, const rules::RuleSet& rules) {
-  return rules::judge(rules.rules, facts::extract_facts(document));
+  auto facts = facts::extract_facts(document);
+  rules::apply_tables(rules.tables, facts);
+  return rules::judge(rules.rules, facts);
 }
 
 }  // namespace ftdiag::cli

@@ -11,6 +11,7 @@
 #include "base/fact.h"
 #include "evidence/console_log.h"
 #include "evidence/records.h"
+#include "model/environment.h"
 
 namespace ftdiag::evidence {
 
@@ -27,7 +28,12 @@ namespace ftdiag::evidence {
 //   4  a run carries the kernel log read live over its time (kernel), the
 //      signals sent to its processes with their senders (signals) and those
 //      ftdiag received (received_signals); the run record has boot_time.
-inline constexpr int kSchemaVersion = 5;
+//   5  a run carries what the probes inside the job wrote: crash records,
+//      Python fault dumps, phase markers, last gasps and the stacks taken.
+//   6  a host carries its GPUs (gpu), the Python installation (python) and
+//      its settings (system), and a run the GPU memory it sampled
+//      (gpu_samples).
+inline constexpr int kSchemaVersion = 6;
 
 // One process of the job tree, kept whole: the job itself, every process
 // that died by a signal or failed, every one still running at the end, and
@@ -259,6 +265,9 @@ struct RunEvidence {
   std::vector<ProbeMarker> probe_markers;       // saves, loads, evaluations as the Python probe saw them
   std::vector<LastGasp> last_gasps;             // memory near its limit: the largest processes then
   std::vector<PythonStacksTaken> python_stacks; // what the asked processes were running
+  // GPU memory per device and process, at the GPU probe's own rate; the
+  // first kMaxGpuSamples and the last ones past them (see run_builder.h).
+  std::vector<model::GpuMemorySample> gpu_samples;
 
   bool operator==(const RunEvidence&) const = default;
 };
@@ -318,9 +327,15 @@ struct HostEvidence {
   std::string name;  // host name; empty when no source said
   std::vector<RunEvidence> runs;
   Fact<KernelLogEvidence> kernel = Missing{MissingReason::not_present, "the kernel log was not collected"};
-  // GPU, CUDA, Python and library versions, each value or why it is missing:
-  // "cuda.driver_version" -> "12.1".
+  // Free-form environment values a source reported ("cuda.driver_version"
+  // -> "12.1") that have no typed home below.
   std::map<std::string, Fact<std::string>> environment;
+  // The GPUs and their driver (probes/gpu), the Python installation the job
+  // uses, and the host's settings: read by `ftdiag run` as the job started
+  // (environment.json in its run folder) or by `ftdiag preflight`.
+  Fact<model::GpuInventory> gpu = Missing{MissingReason::not_present, "the GPUs were not probed"};
+  Fact<model::PythonEnvironment> python = Missing{MissingReason::not_present, "the Python environment was not read"};
+  Fact<model::SystemSettings> system = Missing{MissingReason::not_present, "the host's settings were not read"};
   std::vector<ConfigEvidence> configs;
   std::vector<LogFileEvidence> logs;
   std::vector<CheckpointEvidence> checkpoints;

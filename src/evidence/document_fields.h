@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evidence/document.h"
+#include "evidence/environment_fields.h"
 #include "evidence/record_fields.h"
 
 namespace ftdiag::evidence {
@@ -98,6 +99,7 @@ struct Fields<RunEvidence> {
       field("probe_markers", &T::probe_markers),
       field("last_gasps", &T::last_gasps),
       field("python_stacks", &T::python_stacks),
+      field("gpu_samples", &T::gpu_samples),
       field("signals", &T::signals),
       field("received_signals", &T::received_signals)};
   static void add_derived(const T& run, nlohmann::json& j) { j["complete"] = run.ended.has_value(); }
@@ -215,7 +217,9 @@ struct Fields<HostEvidence> {
       field("name", &T::name),               field("runs", &T::runs),
       field("kernel", &T::kernel),           field("environment", &T::environment),
       field("configs", &T::configs),         field("logs", &T::logs),
-      field("checkpoints", &T::checkpoints), field("crashes", &T::crashes)};
+      field("checkpoints", &T::checkpoints), field("crashes", &T::crashes),
+      field("gpu", &T::gpu),                 field("python", &T::python),
+      field("system", &T::system)};
 };
 
 template <>

@@ -25,6 +25,7 @@ Fact<PhaseTable> PhaseTable::parse(std::string_view json_text, const std::string
   if (auto* failure = std::get_if<JsonInputError>(&parsed)) return fail(failure->describe());
   auto j = std::move(std::get<nlohmann::json>(parsed));
   if (!j.is_object() || !j.contains("phases") || !j["phases"].is_array()) return fail("expected {\"phases\": [...]}");
+  if (j.contains("kind") && j["kind"] != "phases") return fail("this table's kind is \"phases\"");
   RE2::Options options;
   options.set_log_errors(false);
   PhaseTable table;

@@ -22,6 +22,7 @@ void extract_signal_facts(const evidence::EvidenceDocument& document, const std:
 void extract_log_event_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 void extract_gasp_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 void extract_crash_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
+void extract_environment_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 void extract_phase_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 
 }  // namespace ftdiag::facts

@@ -2,6 +2,7 @@
 // printed (the run's console events, and events of log files): a scheduler's
 // cancel and its reason, an OOM it reported, an OOM daemon's kill, the
 // launcher's teardown of surviving ranks.
+#include <cstdlib>
 #include <functional>
 #include <vector>
 
@@ -74,6 +75,13 @@ void extract_log_event_facts(const evidence::EvidenceDocument& document, const s
   set_text("log.eviction", first_of(events, {"eviction"}), [](const LogEvent& e) { return e.text; });
   set_text("log.shm_error", first_of(events, {"shm-error"}), [](const LogEvent& e) { return e.text; });
   set_text("log.cuda_oom", first_of(events, {"cuda-oom"}), [](const LogEvent& e) { return e.text; });
+  set_text("log.cuda_driver_too_old", first_of(events, {"cuda-driver-too-old"}), [](const LogEvent& e) { return e.text; });
+  if (const auto* old = first_of(events, {"cuda-driver-too-old"}); old && !old->event->detail("driver_version").empty()) {
+    // torch prints the driver's CUDA as cuDriverGetVersion does: 12040 is 12.4.
+    const long v = std::strtol(old->event->detail("driver_version").c_str(), nullptr, 10);
+    if (v > 0 && v < 1000000) facts.set("log.cuda_driver_found_version", fmt::format("{}.{}", v / 1000, (v % 1000) / 10), old->pointer);
+  }
+  set_text("log.cuda_unsupported_ptx", first_of(events, {"cuda-unsupported-ptx"}), [](const LogEvent& e) { return e.text; });
   set_text("log.nccl_error", first_of(events, {"nccl-error"}), [](const LogEvent& e) { return e.text; });
   set_text("log.worker_died", first_of(events, {"worker-died"}), [](const LogEvent& e) { return e.text; });
   std::int64_t teardown = 0;

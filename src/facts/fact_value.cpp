@@ -25,6 +25,7 @@ std::string_view to_string(Unit unit) {
     case Unit::ratio: return "ratio";
     case Unit::count: return "count";
     case Unit::signal: return "signal";
+    case Unit::version: return "version";
   }
   return "?";
 }
@@ -62,6 +63,7 @@ std::string format_value(const FactValue& value, Unit unit) {
       return fmt::format("{} ({})", evidence::signal_name(sig), sig);
     }
     case Unit::count:
+    case Unit::version:
     case Unit::none: break;
   }
   if (std::holds_alternative<std::int64_t>(value)) return fmt::format("{}", std::get<std::int64_t>(value));

@@ -12,7 +12,8 @@ namespace ftdiag::facts {
 enum class FactType { boolean, integer, number, string };
 
 // What a number means, for explanations and validation ("98%" vs "0.98").
-enum class Unit { none, bytes, seconds, ratio, count, signal };
+// `version` marks a string fact that orders as a version (facts/version_order.h).
+enum class Unit { none, bytes, seconds, ratio, count, signal, version };
 
 using FactValue = std::variant<bool, std::int64_t, double, std::string>;
 

@@ -72,7 +72,11 @@ class LineEventTableBuilder {
   std::optional<TableError> add_all(const json& root) {
     if (!root.is_object()) return TableError{"", "expected an object {\"events\": [...]}"};
     for (const auto& [key, value] : root.items()) {
-      if (key != "events") return TableError{"/" + json_pointer_token(key), fmt::format("unknown field \"{}\" (expected \"events\")", key)};
+      if (key == "kind") {
+        if (!value.is_string() || value.get<std::string>() != "log-events") return TableError{"/kind", "this table's kind is \"log-events\""};
+        continue;
+      }
+      if (key != "events") return TableError{"/" + json_pointer_token(key), fmt::format("unknown field \"{}\" (expected \"kind\", \"events\")", key)};
     }
     if (!root.contains("events") || !root["events"].is_array()) return TableError{"", "expected {\"events\": [...]}"};
     const auto& events = root["events"];

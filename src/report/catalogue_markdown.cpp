@@ -21,7 +21,9 @@ std::string escape_cell(std::string text) {
 
 void append_rule(std::string& out, const rules::Rule& r, const char* bullet) {
   out += fmt::format("{}**{}** (`{}`, {}, base confidence {:.2f}{})\n", bullet, r.title, r.id, r.source.substr(r.source.rfind('/') + 1),
-                     r.confidence, r.role == rules::RuleRole::consequence ? ", marks a consequence" : "");
+                     r.confidence, r.role == rules::RuleRole::consequence ? ", marks a consequence"
+                     : r.role == rules::RuleRole::check   ? fmt::format(", a check of severity {}", rules::to_string(r.severity))
+                                                          : std::string());
   out += fmt::format("  - fires when: {}\n", rules::describe(r.when));
   for (const auto& general : r.refines) {
     out += fmt::format("  - refines `{}`: the verdict when both fire and this reaches 0.50\n", general);

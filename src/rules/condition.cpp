@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <re2/re2.h>
 
+#include "facts/version_order.h"
+
 namespace ftdiag::rules {
 
 namespace {
@@ -18,6 +20,17 @@ bool equal(const FactValue& a, const FactValue& b) {
 
 Truth from(bool b) { return b ? Truth::yes : Truth::no; }
 
+// lt/lte/gt/gte: numbers, or versions when the fact's unit says so.
+int order(const Condition& c, const FactValue& value, const FactValue& operand) {
+  if (c.version_order) {
+    const auto* a = std::get_if<std::string>(&value);
+    const auto* b = std::get_if<std::string>(&operand);
+    return facts::compare_versions(a ? *a : std::string(), b ? *b : std::string());
+  }
+  const double a = facts::as_number(value), b = facts::as_number(operand);
+  return a < b ? -1 : (a > b ? 1 : 0);
+}
+
 Truth compare(const Condition& c, const facts::FactSet& facts, EvaluationTrace* trace) {
   const auto& entry = facts.get(c.fact);
   if (c.op == Condition::Op::exists) {
@@ -29,13 +42,22 @@ Truth compare(const Condition& c, const facts::FactSet& facts, EvaluationTrace* 
     return Truth::unknown;
   }
   const FactValue& value = entry.value.value();
+  const FactValue* operand = c.operands.empty() ? nullptr : &c.operands[0];
+  if (!c.other_fact.empty()) {
+    const auto& other = facts.get(c.other_fact);
+    if (!other.value) {
+      if (trace) trace->missing.insert(c.other_fact);
+      return Truth::unknown;
+    }
+    operand = &other.value.value();
+  }
   switch (c.op) {
-    case Condition::Op::eq: return from(equal(value, c.operands[0]));
-    case Condition::Op::ne: return from(!equal(value, c.operands[0]));
-    case Condition::Op::lt: return from(facts::as_number(value) < facts::as_number(c.operands[0]));
-    case Condition::Op::lte: return from(facts::as_number(value) <= facts::as_number(c.operands[0]));
-    case Condition::Op::gt: return from(facts::as_number(value) > facts::as_number(c.operands[0]));
-    case Condition::Op::gte: return from(facts::as_number(value) >= facts::as_number(c.operands[0]));
+    case Condition::Op::eq: return from(c.version_order ? order(c, value, *operand) == 0 : equal(value, *operand));
+    case Condition::Op::ne: return from(c.version_order ? order(c, value, *operand) != 0 : !equal(value, *operand));
+    case Condition::Op::lt: return from(order(c, value, *operand) < 0);
+    case Condition::Op::lte: return from(order(c, value, *operand) <= 0);
+    case Condition::Op::gt: return from(order(c, value, *operand) > 0);
+    case Condition::Op::gte: return from(order(c, value, *operand) >= 0);
     case Condition::Op::matches: {
       const auto* text = std::get_if<std::string>(&value);
       return from(text && c.regex && RE2::PartialMatch(*text, *c.regex));
@@ -76,7 +98,10 @@ Truth evaluate(const Condition& condition, const facts::FactSet& facts, Evaluati
   switch (condition.kind) {
     case Condition::Kind::compare: {
       Truth t = compare(condition, facts, trace);
-      if (t == Truth::yes && trace) trace->used.insert(condition.fact);
+      if (t == Truth::yes && trace) {
+        trace->used.insert(condition.fact);
+        if (!condition.other_fact.empty()) trace->used.insert(condition.other_fact);
+      }
       return t;
     }
     case Condition::Kind::negation: {
@@ -119,6 +144,7 @@ std::string describe(const Condition& c) {
         for (const auto& v : c.operands) items.push_back(operand_text(v));
         return fmt::format("{} in [{}]", c.fact, fmt::join(items, ", "));
       }
+      if (!c.other_fact.empty()) return fmt::format("{} {} {}", c.fact, op_text(c.op), c.other_fact);
       return fmt::format("{} {} {}", c.fact, op_text(c.op), operand_text(c.operands.at(0)));
     case Condition::Kind::negation: return fmt::format("not ({})", describe(c.children.at(0)));
     case Condition::Kind::all:
@@ -135,7 +161,10 @@ std::string describe(const Condition& c) {
 }
 
 void collect_facts(const Condition& condition, std::set<std::string>& out) {
-  if (condition.kind == Condition::Kind::compare) out.insert(condition.fact);
+  if (condition.kind == Condition::Kind::compare) {
+    out.insert(condition.fact);
+    if (!condition.other_fact.empty()) out.insert(condition.other_fact);
+  }
   for (const auto& child : condition.children) collect_facts(child, out);
 }
 

@@ -5,6 +5,11 @@
 //   {"fact": "console.tail", "matches": "RE2 pattern"}
 //   {"fact": "cgroup.limit_bytes", "exists": true}
 //   {"fact": "phase.at_death", "in": ["checkpoint-save", "model-load"]}
+//   {"fact": "torch.cuda_version", "gt": {"fact": "gpu.driver_cuda_version"}}
+//
+// A comparison's value may be another fact: the two are compared when both
+// are known. Facts whose unit is `version` order as versions ("12.10" >
+// "12.9", "535.104.05" < "570.26").
 //
 // Evaluation is three-valued: a comparison on a missing fact is unknown, so
 // a rule never fires on a guess, and the report can list what was missing.
@@ -35,7 +40,9 @@ struct Condition {
   // compare
   std::string fact;
   Op op = Op::eq;
-  std::vector<facts::FactValue> operands;  // one; several for `in`; for exists: the wanted bool
+  std::vector<facts::FactValue> operands;  // one; several for `in`; for exists: the wanted bool; none when other_fact is set
+  std::string other_fact;                  // compared with this fact's value instead of a constant
+  bool version_order = false;              // lt/gt/... as versions (the fact's unit is version)
   std::shared_ptr<const re2::RE2> regex;   // compiled `matches` pattern
 };
 

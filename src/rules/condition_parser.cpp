@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <re2/re2.h>
 
+#include "facts/version_order.h"
 #include "rules/rule_parser.h"
 
 namespace ftdiag::rules {
@@ -14,7 +15,13 @@ std::optional<facts::FactValue> RuleFileParser::operand(const json& j, const fac
     if (j.is_number_integer()) return facts::FactValue{j.get<std::int64_t>()};
     return facts::FactValue{j.get<double>()};
   }
-  if (spec.type == FactType::string && j.is_string()) return facts::FactValue{j.get<std::string>()};
+  if (spec.type == FactType::string && j.is_string()) {
+    if (spec.unit == facts::Unit::version && !facts::looks_like_version(j.get<std::string>())) {
+      error(at, fmt::format("fact \"{}\" is a version; \"{}\" does not read as one", spec.name, j.get<std::string>()));
+      return std::nullopt;
+    }
+    return facts::FactValue{j.get<std::string>()};
+  }
   if (spec.type == FactType::boolean && j.is_boolean()) return facts::FactValue{j.get<bool>()};
   // Quote a scalar operand (short); name the type of anything else: a hostile
   // operand may be huge or nested deep.
@@ -73,8 +80,8 @@ std::optional<Condition> RuleFileParser::comparison(const json& j, const std::st
     case Condition::Op::lte:
     case Condition::Op::gt:
     case Condition::Op::gte:
-      if (!facts::is_numeric(spec->type)) {
-        error(value_at, fmt::format("fact \"{}\" is of type {}; \"{}\" needs a number", c.fact, facts::to_string(spec->type), op_key));
+      if (!facts::is_numeric(spec->type) && spec->unit != facts::Unit::version) {
+        error(value_at, fmt::format("fact \"{}\" is of type {}; \"{}\" needs a number or a version", c.fact, facts::to_string(spec->type), op_key));
         return std::nullopt;
       }
       break;
@@ -113,9 +120,36 @@ std::optional<Condition> RuleFileParser::comparison(const json& j, const std::st
       return c;
     default: break;
   }
+  c.version_order = spec->unit == facts::Unit::version;
+  if (value.is_object()) return other_fact_comparison(std::move(c), value, *spec, value_at);
   auto v = operand(value, *spec, value_at);
   if (!v) return std::nullopt;
   c.operands.push_back(std::move(*v));
+  return c;
+}
+
+// {"fact": A, OP: {"fact": B}}: both facts known, of types that compare.
+std::optional<Condition> RuleFileParser::other_fact_comparison(Condition c, const json& value, const facts::FactSpec& spec,
+                                                               const std::string& at) {
+  if (value.size() != 1 || !value.contains("fact") || !value["fact"].is_string()) {
+    error(at, "a comparison's value is a constant or {\"fact\": NAME}");
+    return std::nullopt;
+  }
+  c.other_fact = value["fact"].get<std::string>();
+  const facts::FactSpec* other = facts::find_fact(c.other_fact);
+  if (!other) {
+    error(at + "/fact", fmt::format("unknown fact \"{}\" (see `ftdiag rules facts`)", c.other_fact));
+    return std::nullopt;
+  }
+  const bool both_numeric = facts::is_numeric(spec.type) && facts::is_numeric(other->type);
+  const bool both_versions = spec.unit == facts::Unit::version && other->unit == facts::Unit::version;
+  const bool same_plain = spec.type == other->type && (c.op == Condition::Op::eq || c.op == Condition::Op::ne);
+  if (!both_numeric && !both_versions && !same_plain) {
+    error(at + "/fact", fmt::format("cannot compare \"{}\" ({} {}) with \"{}\" ({} {})", spec.name, facts::to_string(spec.type),
+                                    facts::to_string(spec.unit), other->name, facts::to_string(other->type),
+                                    facts::to_string(other->unit)));
+    return std::nullopt;
+  }
   return c;
 }
 

@@ -47,6 +47,7 @@ std::optional<Finding> apply(const Rule& rule, const facts::FactSet& facts, std:
   f.cause = rule.cause;
   f.rule = rule.id;
   f.consequence = rule.role == RuleRole::consequence;
+  if (rule.role == RuleRole::check) f.severity = rule.severity;
   double support = 0, against = 0;
   f.supporting = weigh(rule.support, facts, support);
   f.contradicting = weigh(rule.against, facts, against);
@@ -161,8 +162,17 @@ Judgement judge(const std::vector<Rule>& rules, const facts::FactSet& facts) {
   Judgement j;
   std::set<std::string> missing;
   for (const auto& rule : rules) {
-    if (auto finding = apply(rule, facts, missing)) j.findings.push_back(std::move(*finding));
+    // A check's missing facts say nothing about the death: kept out of the verdict's.
+    std::set<std::string> check_missing;
+    auto finding = apply(rule, facts, rule.role == RuleRole::check ? check_missing : missing);
+    if (!finding) continue;
+    (rule.role == RuleRole::check ? j.checks : j.findings).push_back(std::move(*finding));
   }
+  std::stable_sort(j.checks.begin(), j.checks.end(), [](const Finding& a, const Finding& b) {
+    if (a.severity != b.severity) return a.severity > b.severity;
+    if (a.confidence != b.confidence) return a.confidence > b.confidence;
+    return a.rule < b.rule;
+  });
   // Primary findings first, by confidence; ties by rule id for stable output.
   std::stable_sort(j.findings.begin(), j.findings.end(), [](const Finding& a, const Finding& b) {
     if (a.consequence != b.consequence) return !a.consequence;
@@ -180,6 +190,20 @@ Judgement judge(const std::vector<Rule>& rules, const facts::FactSet& facts) {
     j.verdict = unknown_verdict(j.findings, missing, facts);
   }
   return j;
+}
+
+std::optional<Severity> worst_severity(const Judgement& judgement) {
+  if (judgement.checks.empty()) return std::nullopt;
+  return judgement.checks.front().severity;  // sorted most severe first
+}
+
+std::string_view to_string(Severity severity) {
+  switch (severity) {
+    case Severity::info: return "info";
+    case Severity::warning: return "warning";
+    case Severity::error: return "error";
+  }
+  return "?";
 }
 
 }  // namespace ftdiag::rules

@@ -40,6 +40,7 @@ struct Finding {
   std::vector<std::string> remediation;
   std::vector<std::string> references;
   bool consequence = false;
+  std::optional<Severity> severity;          // checks only: a risk, not a death
   std::optional<std::string> consequence_of;  // the rule id of the finding it follows from
   std::optional<std::string> refined_by;      // the rule id of the more specific finding that won over it
 };
@@ -57,8 +58,12 @@ struct Verdict {
 struct Judgement {
   Verdict verdict;
   std::vector<Finding> findings;  // primary ones by confidence, then consequences
+  std::vector<Finding> checks;    // risks the checks found, most severe first
 };
 
 Judgement judge(const std::vector<Rule>& rules, const facts::FactSet& facts);
+
+// The most severe check finding; nullopt when no check fired.
+std::optional<Severity> worst_severity(const Judgement& judgement);
 
 }  // namespace ftdiag::rules

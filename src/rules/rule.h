@@ -26,12 +26,20 @@ struct ScopeChoice {
 enum class RuleRole {
   primary,      // names a root cause
   consequence,  // describes what followed another finding (a launcher's teardown)
+  check,        // a risk found before anything died (preflight), with a severity
 };
+
+// How much a check's finding matters: error (the job will fail or crash),
+// warning (it may, or a diagnosis will be blind), info (worth knowing).
+enum class Severity { info, warning, error };
+
+std::string_view to_string(Severity severity);
 
 struct Rule {
   std::string id;
   std::string cause;
   RuleRole role = RuleRole::primary;
+  Severity severity = Severity::warning;  // checks only
   std::string title;
   double confidence = 0.5;  // before support and against
   Condition when;

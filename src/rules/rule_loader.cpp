@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "base/read_file.h"
+#include "evidence/json_input.h"
 #include "rules/rule_parser.h"
 
 namespace ftdiag::rules {
@@ -21,11 +22,29 @@ void parse_rule_file(std::string_view text, const std::string& file_name, RuleSe
   RuleFileParser(text, file_name, into).parse();
 }
 
-// The pattern tables beside the rules are data for collectors (training
-// phases, launcher and scheduler lines), not rules.
-bool is_pattern_table(const std::filesystem::path& file) {
-  return file.filename() == "phases.json" || file.filename() == "log-events.json";
+std::optional<DataFileKind> data_file_kind(std::string_view kind) {
+  if (kind == "rules") return DataFileKind::rules;
+  if (kind == "table") return DataFileKind::table;
+  if (kind == "phases" || kind == "log-events") return DataFileKind::collector_patterns;
+  return std::nullopt;
 }
+
+namespace {
+
+// The file's declared kind, read from its parsed top level; rules when it
+// declares none or cannot be parsed (the rule parser then says why).
+Fact<DataFileKind> kind_of(std::string_view text) {
+  auto parsed = evidence::parse_json_input(text, {.allow_comments = true});
+  const auto* root = std::get_if<nlohmann::json>(&parsed);
+  if (!root || !root->is_object() || !root->contains("kind")) return DataFileKind::rules;
+  const auto& kind = (*root)["kind"];
+  if (!kind.is_string()) return Missing{MissingReason::unparseable, "\"kind\" must be a string"};
+  if (auto known = data_file_kind(kind.get<std::string>())) return *known;
+  return Missing{MissingReason::unparseable,
+                 fmt::format("unknown kind \"{}\" (rules, table, phases, log-events)", kind.get<std::string>())};
+}
+
+}  // namespace
 
 RuleSet load_rules(const std::filesystem::path& file_or_directory) {
   RuleSet set;
@@ -34,7 +53,7 @@ RuleSet load_rules(const std::filesystem::path& file_or_directory) {
   if (std::filesystem::is_directory(file_or_directory, ec)) {
     for (const auto& entry : std::filesystem::directory_iterator(file_or_directory, ec)) {
       const auto& p = entry.path();
-      if (entry.is_regular_file(ec) && p.extension() == ".json" && !is_pattern_table(p)) files.push_back(p);
+      if (entry.is_regular_file(ec) && p.extension() == ".json") files.push_back(p);
     }
     std::sort(files.begin(), files.end());
     if (ec) set.errors.push_back({file_or_directory.string(), {}, "", "cannot list: " + ec.message()});
@@ -51,6 +70,16 @@ RuleSet load_rules(const std::filesystem::path& file_or_directory) {
     // Name files as "<dir>/<file>" so messages and listings stay short and
     // read the same wherever the rules are installed.
     const auto shown = file.has_parent_path() ? (file.parent_path().filename() / file.filename()).string() : file.string();
+    const auto kind = kind_of(text.value());
+    if (!kind) {
+      set.errors.push_back({shown, {}, "/kind", kind.missing().detail});
+      continue;
+    }
+    if (kind.value() == DataFileKind::collector_patterns) continue;  // read by their collectors
+    if (kind.value() == DataFileKind::table) {
+      parse_table_file(text.value(), shown, set.tables, set.errors);
+      continue;
+    }
     parse_rule_file(text.value(), shown, one);
     merge_rules(set, std::move(one));
   }
@@ -59,6 +88,7 @@ RuleSet load_rules(const std::filesystem::path& file_or_directory) {
 
 void merge_rules(RuleSet& base, RuleSet more) {
   for (auto& error : more.errors) base.errors.push_back(std::move(error));
+  for (auto& table : more.tables) base.tables.push_back(std::move(table));
   for (auto& rule : more.rules) {
     auto same = std::find_if(base.rules.begin(), base.rules.end(), [&](const Rule& r) { return r.id == rule.id; });
     if (same != base.rules.end()) {

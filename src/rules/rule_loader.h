@@ -4,10 +4,12 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "rules/data_tables.h"
 #include "rules/json_positions.h"
 #include "rules/rule.h"
 
@@ -25,6 +27,7 @@ struct LoadError {
 
 struct RuleSet {
   std::vector<Rule> rules;
+  std::vector<DataTable> tables;  // files of kind "table": facts derived by lookup
   std::vector<LoadError> errors;
 
   bool ok() const { return errors.empty(); }
@@ -39,7 +42,14 @@ inline constexpr std::int64_t kMaxPatternMemory = 1 << 20;
 // `into`. Rules with errors are not added.
 void parse_rule_file(std::string_view text, const std::string& file_name, RuleSet& into);
 
-// One file, or every *.json directly in a directory except phases.json.
+// Every data file says what it is with a top-level "kind": "rules" (the
+// default: a user's file may leave it out), "table" (data_tables.h), or a
+// collector's pattern table ("phases", "log-events"), which the rule loader
+// leaves to its own reader. Unknown kinds are errors.
+enum class DataFileKind { rules, table, collector_patterns };
+std::optional<DataFileKind> data_file_kind(std::string_view kind);
+
+// One file, or every *.json directly in a directory: its rules and tables.
 RuleSet load_rules(const std::filesystem::path& file_or_directory);
 
 // Adds the rules of `more` to `base`; a duplicate id is an error.

@@ -24,7 +24,7 @@ void RuleFileParser::parse() {
     return;
   }
   for (const auto& [key, value] : root.items()) {
-    if (key != "rules" && key != "$comment") error("/" + escape_pointer_token(key), fmt::format("unknown key \"{}\"", key));
+    if (key != "rules" && key != "$comment" && key != "kind") error("/" + escape_pointer_token(key), fmt::format("unknown key \"{}\"", key));
   }
   for (std::size_t i = 0; i < root["rules"].size(); ++i) {
     const auto before = errors_;
@@ -85,7 +85,7 @@ std::vector<WeightedCondition> RuleFileParser::weighted(const json& j, const cha
 std::optional<Rule> RuleFileParser::rule(const json& j, const std::string& at) {
   static const std::set<std::string> kKeys = {"id", "cause", "role", "title", "confidence", "when", "support",
                                               "against", "scope", "summary", "remediation", "references", "refines",
-                                              "$comment"};
+                                              "severity", "$comment"};
   if (!j.is_object()) {
     error(at, "a rule is an object");
     return std::nullopt;
@@ -104,16 +104,29 @@ std::optional<Rule> RuleFileParser::rule(const json& j, const std::string& at) {
       error(at + "/id", "a rule id uses only a-z, 0-9 and '-'");
     }
   }
-  auto cause = string_field(j, "cause", at, true);
+  if (auto role = string_field(j, "role", at, false)) {
+    if (*role == "consequence") r.role = RuleRole::consequence;
+    else if (*role == "check") r.role = RuleRole::check;
+    else if (*role != "primary") error(at + "/role", "\"role\" is \"primary\", \"consequence\" or \"check\"");
+  }
+  // A check may name the cause it risks (shm-exhausted) or none (core dumps
+  // disabled: a diagnosis would be blind, nothing would die of it).
+  auto cause = string_field(j, "cause", at, r.role != RuleRole::check);
   const CauseSpec* cause_spec = cause ? find_cause(*cause) : nullptr;
   if (cause && !cause_spec) error(at + "/cause", fmt::format("unknown cause \"{}\" (see `ftdiag explain`)", *cause));
   if (cause) r.cause = *cause;
-  if (auto role = string_field(j, "role", at, false)) {
-    if (*role == "consequence") r.role = RuleRole::consequence;
-    else if (*role != "primary") error(at + "/role", "\"role\" is \"primary\" or \"consequence\"");
+  if (auto severity = string_field(j, "severity", at, r.role == RuleRole::check)) {
+    if (r.role != RuleRole::check) error(at + "/severity", "only a check (\"role\": \"check\") has a severity");
+    if (*severity == "error") r.severity = Severity::error;
+    else if (*severity == "warning") r.severity = Severity::warning;
+    else if (*severity == "info") r.severity = Severity::info;
+    else error(at + "/severity", "\"severity\" is \"error\", \"warning\" or \"info\"");
   }
+  if (r.role == RuleRole::check && j.contains("refines")) error(at + "/refines", "a check refines nothing: it is not a verdict");
   r.title = string_field(j, "title", at, false).value_or(r.id);
-  if (!j.contains("confidence") || !j["confidence"].is_number() || j["confidence"].get<double>() < 0 ||
+  if (r.role == RuleRole::check && !j.contains("confidence")) {
+    r.confidence = 1;  // a check's finding is as sure as its facts unless it says otherwise
+  } else if (!j.contains("confidence") || !j["confidence"].is_number() || j["confidence"].get<double>() < 0 ||
       j["confidence"].get<double>() > 1) {
     error(at + (j.contains("confidence") ? "/confidence" : ""), "\"confidence\" is required: a number from 0 to 1");
   } else {

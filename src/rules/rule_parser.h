@@ -45,6 +45,7 @@ class RuleFileParser {
   std::optional<Rule> rule(const json& j, const std::string& at);
   std::optional<Condition> condition(const json& j, const std::string& at, int depth = 0);
   std::optional<Condition> comparison(const json& j, const std::string& at);
+  std::optional<Condition> other_fact_comparison(Condition c, const json& value, const facts::FactSpec& spec, const std::string& at);
   std::optional<facts::FactValue> operand(const json& j, const facts::FactSpec& spec, const std::string& at);
   void check_template(const std::string& text, const std::string& at);
   std::optional<std::string> string_field(const json& j, const char* key, const std::string& at, bool required);

@@ -86,6 +86,10 @@ std::string invalid_expectation(const json& expect) {
 std::string check(const json& expect, const std::string& rule_id, const Judgement& judgement) {
   auto finding = std::find_if(judgement.findings.begin(), judgement.findings.end(),
                               [&](const Finding& f) { return f.rule == rule_id; });
+  if (finding == judgement.findings.end()) {
+    finding = std::find_if(judgement.checks.begin(), judgement.checks.end(), [&](const Finding& f) { return f.rule == rule_id; });
+    if (finding == judgement.checks.end()) finding = judgement.findings.end();
+  }
   const bool fired = finding != judgement.findings.end();
   const bool want = expect.value("fires", true);
   if (fired != want) {
@@ -123,7 +127,8 @@ std::string check(const json& expect, const std::string& rule_id, const Judgemen
   return {};
 }
 
-RuleTestResult run_case(const std::vector<Rule>& rules, const std::string& rule_id, const fs::path& dir) {
+RuleTestResult run_case(const RuleSet& set, const std::string& rule_id, const fs::path& dir) {
+  const auto& rules = set.rules;
   RuleTestResult result{fmt::format("{}/{}", rule_id, dir.filename().string()), false, {}};
   if (std::none_of(rules.begin(), rules.end(), [&](const Rule& r) { return r.id == rule_id; })) {
     result.detail = fmt::format("no rule named \"{}\" is loaded", rule_id);
@@ -139,6 +144,7 @@ RuleTestResult run_case(const std::vector<Rule>& rules, const std::string& rule_
     result.detail = fmt::format("{}: {}", (dir / "expect.json").string(), invalid);
     return result;
   }
+  apply_tables(set.tables, facts.value());
   result.detail = check(expect.value(), rule_id, judge(rules, facts.value()));
   result.passed = result.detail.empty();
   return result;
@@ -156,7 +162,7 @@ std::vector<fs::path> sorted_subdirectories(const fs::path& dir) {
 
 }  // namespace
 
-std::vector<RuleTestResult> run_rule_tests(const std::vector<Rule>& rules, const fs::path& tests_dir) {
+std::vector<RuleTestResult> run_rule_tests(const RuleSet& rules, const fs::path& tests_dir) {
   std::vector<RuleTestResult> results;
   for (const auto& rule_dir : sorted_subdirectories(tests_dir)) {
     for (const auto& case_dir : sorted_subdirectories(rule_dir)) {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "rules/rule.h"
+#include "rules/rule_loader.h"
 
 namespace ftdiag::rules {
 
@@ -24,6 +24,7 @@ struct RuleTestResult {
   std::string detail;  // why it failed, or what it checked
 };
 
-std::vector<RuleTestResult> run_rule_tests(const std::vector<Rule>& rules, const std::filesystem::path& tests_dir);
+// Tables (set.tables) derive their facts before each case is judged.
+std::vector<RuleTestResult> run_rule_tests(const RuleSet& rules, const std::filesystem::path& tests_dir);
 
 }  // namespace ftdiag::rules
