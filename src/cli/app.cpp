@@ -15,13 +15,14 @@ namespace ftdiag::cli {
 
 namespace {
 
-// For `ftdiag run [options] -- CMD...`: removes "--" and what follows from
-// argv and returns it. Empty when the command has no "--" (then the first
-// word that is not an option starts the job's command).
+// For `ftdiag run|preflight [options] -- CMD...`: removes "--" and what
+// follows from argv and returns it. Empty when the command has no "--" (for
+// `run`, the first word that is not an option then starts the job's command).
 std::vector<std::string> take_command_after_dashes(int& argc, char** argv) {
-  if (argc < 2 || std::string_view(argv[1]) != "run") return {};
-  // `run`'s options that take a value as the next word.
-  constexpr std::string_view kWithValue[] = {"--job-dir", "--interval", "--rules"};
+  if (argc < 2 || (std::string_view(argv[1]) != "run" && std::string_view(argv[1]) != "preflight")) return {};
+  // Their options that take a value as the next word.
+  constexpr std::string_view kWithValue[] = {"--job-dir", "--interval", "--rules",    "--python",      "--deepspeed",
+                                             "--model",   "--format",   "--gpu-timeout", "--snapshot-to"};
   for (int i = 2; i < argc; ++i) {
     const std::string_view word(argv[i]);
     if (word == "--") {
@@ -42,7 +43,9 @@ int run_app(int argc, char** argv) {
   CLI::App app{"ftdiag: why did my fine-tuning job die?", "ftdiag"};
   app.set_version_flag("--version", std::string("ftdiag ") + FTDIAG_VERSION);
   app.require_subcommand(1);
-  Action run_action = add_run_command(app, std::move(job_command));
+  const bool for_preflight = argc > 1 && std::string_view(argv[1]) == "preflight";
+  Action run_action = add_run_command(app, for_preflight ? std::vector<std::string>{} : job_command);
+  Action preflight_action = add_preflight_command(app, for_preflight ? std::move(job_command) : std::vector<std::string>{});
   Action analyze_action = add_analyze_command(app);
   Action judge_action = add_judge_command(app);
   Action rules_action = add_rules_command(app);
@@ -61,6 +64,7 @@ int run_app(int argc, char** argv) {
   try {
     if (app.got_subcommand("run")) return run_action();
     if (app.got_subcommand("analyze")) return analyze_action();
+    if (app.got_subcommand("preflight")) return preflight_action();
     if (app.got_subcommand("judge")) return judge_action();
     if (app.got_subcommand("rules")) return rules_action();
     if (app.got_subcommand("explain")) return explain_action();

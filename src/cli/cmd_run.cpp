@@ -1,6 +1,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -9,6 +10,7 @@
 #include "cli/diagnosis.h"
 #include "cli/exit_codes.h"
 #include "evidence/crash_files.h"
+#include "evidence/environment_file.h"
 #include "report/run_summary.h"
 #include "report/verdict_text.h"
 #include "supervise/exit_mirror.h"
@@ -40,7 +42,19 @@ struct RunArguments {
   supervise::SupervisorOptions options;
   std::vector<std::string> rule_dirs;
   bool quiet = false;
+  bool environment = true;  // --no-environment: no snapshot beside the job
 };
+
+// The environment snapshot beside the job: this very ftdiag, as
+// `preflight --snapshot-to RUN/environment.json -- CMD` (cmd_preflight.cpp).
+std::vector<std::string> snapshot_command(const std::vector<std::string>& job, const std::filesystem::path& run_dir) {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  std::vector<std::string> argv{self.string(), "preflight", "--snapshot-to", (run_dir / evidence::kEnvironmentFileName).string(), "--"};
+  argv.insert(argv.end(), job.begin(), job.end());
+  return argv;
+}
 
 // The verdict comes from the supervisor's own state (every journaled record
 // folded as it was written), so it is on screen as soon as the job ends,
@@ -54,6 +68,9 @@ void print_summary_and_verdict(const RunArguments& args, const supervise::Superv
   // The probes' files are not journal records: read them as analyze does,
   // and name their frames before the summary shows them.
   run.crashes = evidence::read_crash_files(job.run_dir);
+  if (auto snapshot = evidence::read_environment_file(job.run_dir / evidence::kEnvironmentFileName)) {
+    evidence::add_to_host(snapshot.value(), document.hosts.front());
+  }
   name_fault_code(document);
   std::fputs(report::render_run_summary(document.hosts.front().runs.front(), job.run_dir.string()).c_str(), stderr);
   auto rules = load_rule_set(args.rule_dirs);
@@ -66,6 +83,9 @@ int run_supervised(RunArguments& args) {
   if (phases) args.options.phases = &phases.value();
   const auto line_events = load_line_events();
   if (line_events) args.options.line_events = &*line_events;
+  if (args.environment) {
+    args.options.side_program = [job = args.options.argv](const std::filesystem::path& run_dir) { return snapshot_command(job, run_dir); };
+  }
   auto outcome = supervise::supervise(args.options);
   if (auto* failure = std::get_if<supervise::SupervisorFailure>(&outcome)) {
     std::fprintf(stderr, "%s\n", failure->message.c_str());
@@ -99,6 +119,8 @@ Action add_run_command(CLI::App& app, std::vector<std::string> command_after_das
                 "Do not use the netlink process connector (see deaths by waitpid and /proc scans only)");
   run->add_flag("--no-probes", [args](std::int64_t) { args->options.probes = false; },
                 "Put nothing into the job's processes: no crash handler (LD_PRELOAD), no Python probe, no PYTHONFAULTHANDLER");
+  run->add_flag("--no-environment", [args](std::int64_t) { args->environment = false; },
+                "Do not record the environment beside the job (GPUs, the Python installation, host settings: environment.json)");
   run->add_option("--rules", args->rule_dirs, "A directory (or file) of extra rules for the verdict; repeatable");
   // The job's command: after "--" (taken out before parsing), or from the
   // first word that is not one of ftdiag's options, passed through as is.

@@ -15,6 +15,7 @@ using Action = std::function<int()>;
 // never read as ftdiag's.
 Action add_run_command(CLI::App& app, std::vector<std::string> command_after_dashes);
 Action add_analyze_command(CLI::App& app);
+Action add_preflight_command(CLI::App& app, std::vector<std::string> command_after_dashes);
 Action add_judge_command(CLI::App& app);
 Action add_rules_command(CLI::App& app);
 Action add_explain_command(CLI::App& app);

@@ -1,5 +1,6 @@
 #include "collectors/journal_collector.h"
 
+#include "evidence/environment_file.h"
 #include "evidence/job_directory.h"
 #include "evidence/job_reader.h"
 
@@ -31,7 +32,18 @@ evidence::CollectorReport JournalCollector::collect(const fs::path& path, const 
       continue;
     }
     const std::string host = run->started.host;
-    evidence::host_named(document, host).runs.push_back(std::move(run).value());
+    auto& host_evidence = evidence::host_named(document, host);
+    host_evidence.runs.push_back(std::move(run).value());
+    // The environment the run read as the job started (environment.json).
+    const auto environment_file = dir / evidence::kEnvironmentFileName;
+    if (std::error_code ec; fs::exists(environment_file, ec)) {
+      report.sources.push_back(environment_file.string());
+      if (auto snapshot = evidence::read_environment_file(environment_file)) {
+        evidence::add_to_host(snapshot.value(), host_evidence);
+      } else {
+        host_evidence.runs.back().journal_problems.push_back(snapshot.missing().detail);
+      }
+    }
   }
   return report;
 }

@@ -63,10 +63,11 @@ void gpu_facts(const HostEvidence& host, const std::string& at, FactSet& facts) 
   const std::string here = at + "/gpu";
   if (gpu.probed) {
     facts.set("gpu.probe_ok", true, here + "/probed");
-  } else if (gpu.probed.missing().reason != MissingReason::not_present || !gpu.command.empty()) {
-    // The probe ran and did not answer: a crash or a hang of the driver.
-    facts.set("gpu.probe_ok", false, here + "/probed");
+  } else {
     facts.set("gpu.probe_failure", gpu.probed.missing().detail, here + "/probed");
+    // Ran and did not answer (a crash or a hang of the driver), as opposed to
+    // never run (no probe installed, --no-gpu): only the first is a finding.
+    if (gpu.probed.missing().reason != MissingReason::not_present) facts.set("gpu.probe_ok", false, here + "/probed");
   }
   if (gpu.cuda_driver_version) {
     const int v = *gpu.cuda_driver_version;

@@ -191,7 +191,7 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
 
     // The GPUs and their driver, as the GPU probe read them (probes/gpu).
     {"gpu.probe_ok", boolean, none, "the GPU probe ran and answered (false: it crashed, hung or could not start: a broken driver install does that)"},
-    {"gpu.probe_failure", string, none, "how the GPU probe failed: \"killed by SIGSEGV\", \"timed out after 15 s\""},
+    {"gpu.probe_failure", string, none, "why the GPU probe gave no answer: how it failed (\"killed by SIGSEGV\", \"timed out after 15 s\"), or why it did not run"},
     {"gpu.count", integer, count, "GPUs the driver lists (CUDA's view, after CUDA_VISIBLE_DEVICES)"},
     {"gpu.name", string, none, "the first GPU's name"},
     {"gpu.compute_capability", string, version, "the lowest compute capability among the GPUs (\"9.0\")"},

@@ -41,8 +41,9 @@ json verdict_to_json(const rules::Verdict& verdict) {
 }
 
 json finding_to_json(const rules::Finding& f) {
-  return {{"cause", f.cause},
+  json out = {{"cause", f.cause.empty() ? json(nullptr) : json(f.cause)},
           {"rule", f.rule},
+          {"title", f.title},
           {"confidence", f.confidence},
           {"scope", optional_string(f.scope)},
           {"summary", f.summary},
@@ -53,6 +54,14 @@ json finding_to_json(const rules::Finding& f) {
           {"references", f.references},
           {"consequence_of", optional_string(f.consequence_of)},
           {"refined_by", optional_string(f.refined_by)}};
+  if (f.severity) out["severity"] = rules::to_string(*f.severity);
+  return out;
+}
+
+json checks_to_json(const std::vector<rules::Finding>& checks) {
+  json out = json::array();
+  for (const auto& c : checks) out.push_back(finding_to_json(c));
+  return out;
 }
 
 json report_to_json(const evidence::EvidenceDocument& document, const rules::Judgement& judgement) {
@@ -61,6 +70,7 @@ json report_to_json(const evidence::EvidenceDocument& document, const rules::Jud
   return {{"schema_version", kReportSchemaVersion},
           {"verdict", verdict_to_json(judgement.verdict)},
           {"findings", std::move(findings)},
+          {"checks", checks_to_json(judgement.checks)},
           {"evidence", evidence::document_to_json(document)}};
 }
 

@@ -10,11 +10,14 @@
 namespace ftdiag::report {
 
 // Bumped on any incompatible change of the report's JSON form.
-inline constexpr int kReportSchemaVersion = 2;  // 2: verdict.notes, findings[].refined_by
+// 2: verdict.notes, findings[].refined_by; 3: checks[] (findings with a
+// severity about a risk), findings[].title.
+inline constexpr int kReportSchemaVersion = 3;
 
 nlohmann::json report_to_json(const evidence::EvidenceDocument& document, const rules::Judgement& judgement);
 
 nlohmann::json finding_to_json(const rules::Finding& finding);
 nlohmann::json verdict_to_json(const rules::Verdict& verdict);
+nlohmann::json checks_to_json(const std::vector<rules::Finding>& checks);
 
 }  // namespace ftdiag::report

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "report/checks_text.h"
+
 namespace ftdiag::report {
 
 namespace {
@@ -45,6 +47,7 @@ std::string render_verdict(const rules::Judgement& judgement) {
                          f.refined_by ? fmt::format(", refined by {}", *f.refined_by) : "", f.summary);
     }
   }
+  out += render_environment_risks(judgement.checks);
   return out;
 }
 

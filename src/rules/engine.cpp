@@ -46,6 +46,7 @@ std::optional<Finding> apply(const Rule& rule, const facts::FactSet& facts, std:
   Finding f;
   f.cause = rule.cause;
   f.rule = rule.id;
+  f.title = rule.title;
   f.consequence = rule.role == RuleRole::consequence;
   if (rule.role == RuleRole::check) f.severity = rule.severity;
   double support = 0, against = 0;

@@ -29,8 +29,9 @@ struct WeighedEvidence {
 };
 
 struct Finding {
-  std::string cause;
+  std::string cause;  // empty for a check that risks no particular death
   std::string rule;
+  std::string title;  // the rule's title: the finding in a few words
   double confidence = 0;
   std::optional<std::string> scope;
   std::string summary;

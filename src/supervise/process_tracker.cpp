@@ -120,8 +120,18 @@ std::optional<ProcessDied> ProcessTracker::on_exit(int pid, Fact<ExitStatus> sta
 ProcessTracker::ScanResult ProcessTracker::scan(double now) {
   ScanResult result;
   std::unordered_set<int> present;
-  for (const auto& stat : collect::find_descendants(roots_, root_pid_)) {
-    if (is_excluded(stat.pid)) continue;
+  const auto descendants = collect::find_descendants(roots_, root_pid_);
+  // ftdiag's own processes and whatever they start (the environment
+  // snapshot's interpreter and GPU probe) are not the job's.
+  std::unordered_set<int> skipped(excluded_.begin(), excluded_.end());
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& stat : descendants) {
+      if (!skipped.count(stat.pid) && skipped.count(stat.ppid)) grew = skipped.insert(stat.pid).second || grew;
+    }
+  }
+  for (const auto& stat : descendants) {
+    if (skipped.count(stat.pid)) continue;
     present.insert(stat.pid);
     auto it = live_.find(stat.pid);
     if (it != live_.end() && it->second.start_ticks != stat.start_time_ticks) {

@@ -19,6 +19,7 @@
 #include "evidence/run_builder.h"
 #include "supervise/inherited_signals.h"
 #include "collect/kernel_log_reader.h"
+#include "supervise/side_program.h"
 #include "supervise/signal_trace.h"
 #include "supervise/last_gasp.h"
 #include "supervise/memory_sampler.h"
@@ -87,6 +88,8 @@ class Supervision {
   void apply_scan();
   void take_sample();
   void finish();
+  void start_side_program();
+  void finish_side_program();
 
   const SupervisorOptions& options_;
   // The signal state ftdiag started with, for the job (spawn.h) and for the
@@ -125,6 +128,7 @@ class Supervision {
   std::unique_ptr<RawModeGuard> raw_mode_;
   std::optional<OutputRelay> out_relay_;
   std::optional<OutputRelay> err_relay_;
+  std::optional<SideProgram> side_program_;
   bool relay_stdin_ = false;
   std::optional<std::string> original_oom_score_adj_;
 

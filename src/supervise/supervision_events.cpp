@@ -172,6 +172,10 @@ void Supervision::on_child_exits() {
       }
     }
     if (was_relay) continue;
+    if (side_program_ && side_program_->pid() == pid) {
+      side_program_->ended(wait_status);
+      continue;
+    }
     auto status = ExitStatus::from_wait_status(wait_status);
     if (pid == job_pid_) {
       job_status_ = status;

@@ -1,0 +1,146 @@
+// `ftdiag preflight [--python PATH] [--deepspeed FILE] [--model DIR] [-- CMD...]`:
+// the environment checks before training starts, through the same evidence,
+// facts and rules engine as a verdict (the rules whose role is "check").
+// Exit 0: nothing found (notes at most); 1: problems found; 2: usage.
+//
+// `--snapshot-to FILE` is how `ftdiag run` records the environment beside
+// the job: the same reading, written as environment.json, nothing printed.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/diagnosis.h"
+#include "cli/exit_codes.h"
+#include "collect/host_name.h"
+#include "collect/json_settings.h"
+#include "collectors/environment.h"
+#include "evidence/environment_file.h"
+#include "report/checks_text.h"
+#include "report/report_json.h"
+
+extern char** environ;
+
+namespace ftdiag::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct PreflightArguments {
+  std::vector<std::string> command;  // after "--"
+  std::string python;
+  std::string deepspeed;
+  std::string model;
+  std::string format = "text";
+  std::vector<std::string> rule_dirs;
+  std::string snapshot_to;
+  bool no_gpu = false;
+  double gpu_timeout_s = 15;
+};
+
+std::vector<std::string> own_environment() {
+  std::vector<std::string> out;
+  for (char** e = environ; e && *e; ++e) out.emplace_back(*e);
+  return out;
+}
+
+// A configuration named on the command line, flattened to dotted keys
+// ("zero_optimization.stage" = "2"); what cannot be read is said, not fatal.
+std::optional<evidence::ConfigEvidence> read_config(const std::string& file, const std::string& kind) {
+  auto settings = collect::read_json_settings(file);
+  if (!settings) {
+    std::fprintf(stderr, "ftdiag preflight: cannot read %s: %s\n", file.c_str(), settings.missing().detail.c_str());
+    return std::nullopt;
+  }
+  evidence::ConfigEvidence config;
+  config.from = {.collector = "preflight", .file = file};
+  config.kind = kind;
+  config.settings = std::move(settings).value();
+  return config;
+}
+
+int preflight(const PreflightArguments& args) {
+  for (const auto& [flag, path, want_directory] : {std::tuple{"--deepspeed", args.deepspeed, false},
+                                                   std::tuple{"--model", args.model, true}}) {
+    if (path.empty()) continue;
+    std::error_code ec;
+    const bool ok = want_directory ? fs::is_directory(path, ec) : fs::is_regular_file(path, ec);
+    if (!ok) {
+      std::fprintf(stderr, "ftdiag preflight: %s %s: not a %s\n", flag, path.c_str(), want_directory ? "directory" : "file");
+      return kExitUsage;
+    }
+  }
+  const auto environment = own_environment();
+  collectors::EnvironmentRequest request{
+      .command = args.command,
+      .python = args.python.empty() ? std::nullopt : std::optional<std::string>(args.python),
+      .environment = environment,
+      .probe_gpus = !args.no_gpu,
+      .gpu_deadline = std::chrono::milliseconds(static_cast<long>(args.gpu_timeout_s * 1000))};
+  auto snapshot = collectors::collect_environment(request);
+  if (!args.snapshot_to.empty()) {
+    auto written = evidence::write_environment_file(args.snapshot_to, snapshot);
+    if (!written) {
+      std::fprintf(stderr, "ftdiag preflight: %s\n", written.missing().detail.c_str());
+      return kExitInputUnreadable;
+    }
+    return kExitOk;
+  }
+  auto rules = load_rule_set(args.rule_dirs);
+  if (!rules) return kExitRulesInvalid;
+
+  evidence::EvidenceDocument document;
+  document.generator = std::string("ftdiag ") + FTDIAG_VERSION;
+  auto& host = evidence::host_named(document, collect::host_name());
+  evidence::add_to_host(snapshot, host);
+  if (!args.deepspeed.empty()) {
+    if (auto config = read_config(args.deepspeed, "deepspeed")) host.configs.push_back(std::move(*config));
+  }
+  if (!args.model.empty()) {
+    const auto model_config = fs::path(args.model) / "config.json";
+    std::error_code ec;
+    if (fs::exists(model_config, ec)) {
+      if (auto config = read_config(model_config.string(), "model")) host.configs.push_back(std::move(*config));
+    }
+  }
+  document.collectors.push_back({.name = "environment", .section = "hosts[].gpu, hosts[].python, hosts[].system"});
+  const auto judgement = judge_document(document, rules.value());
+  if (args.format == "json") {
+    auto report = report::report_to_json(document, judgement);
+    report.erase("verdict");  // nothing died: no verdict to give
+    report.erase("findings");
+    std::cout << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+  } else {
+    std::cout << report::render_checks(judgement.checks);
+  }
+  const auto worst = rules::worst_severity(judgement);
+  return worst && *worst != rules::Severity::info ? kExitChecksFailed : kExitOk;
+}
+
+}  // namespace
+
+Action add_preflight_command(CLI::App& app, std::vector<std::string> command_after_dashes) {
+  auto args = std::make_shared<PreflightArguments>();
+  args->command = std::move(command_after_dashes);
+  CLI::App* cmd = app.add_subcommand(
+      "preflight", "Check the environment before training: CUDA driver vs torch's build, extensions, /dev/shm, limits");
+  cmd->add_option("--python", args->python, "The interpreter the job will use (default: the command's, or python3 on PATH)");
+  cmd->add_option("--deepspeed", args->deepspeed, "The job's DeepSpeed config (JSON)");
+  cmd->add_option("--model", args->model, "The model's directory (config.json, safetensors)");
+  cmd->add_option("--format", args->format, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--rules", args->rule_dirs, "A directory (or file) of extra rules; repeatable");
+  cmd->add_flag("--no-gpu", args->no_gpu, "Do not ask the GPU driver (no probe process)");
+  cmd->add_option("--gpu-timeout", args->gpu_timeout_s, "Seconds the GPU probe may take (a broken driver hangs)")
+      ->check(CLI::Range(0.1, 600.0));
+  cmd->add_option("--snapshot-to", args->snapshot_to, "Write the environment read to FILE as JSON, print nothing (ftdiag run)")
+      ->group("");  // internal: hidden from --help
+  return [args] { return preflight(*args); };
+}
+
+}  // namespace ftdiag::cli

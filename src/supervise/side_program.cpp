@@ -1,0 +1,84 @@
+#include "supervise/side_program.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+extern char** environ;
+
+namespace ftdiag::supervise {
+
+Fact<SideProgram> SideProgram::start(const std::vector<std::string>& argv) {
+  if (argv.empty()) return Missing{MissingReason::failed, "no command"};
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attributes;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawnattr_init(&attributes);
+  for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) {
+    posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0);
+  }
+  // ftdiag blocks the signals its signalfd takes; the program gets a clean
+  // mask and default dispositions, in a process group of its own.
+  sigset_t empty, all;
+  sigemptyset(&empty);
+  sigfillset(&all);
+  sigdelset(&all, SIGKILL);
+  sigdelset(&all, SIGSTOP);
+  posix_spawnattr_setsigmask(&attributes, &empty);
+  posix_spawnattr_setsigdefault(&attributes, &all);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  const int error = ::posix_spawn(&pid, args[0], &actions, &attributes, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  if (error != 0) return missing_from_errno(error, fmt::format("posix_spawn {}", argv[0]));
+  return SideProgram(pid);
+}
+
+void SideProgram::ended(int wait_status) {
+  ended_ = true;
+  wait_status_ = wait_status;
+}
+
+std::string SideProgram::finish(double seconds) {
+  const timespec pause{0, 20 * 1000 * 1000};
+  for (double waited = 0; !ended_ && waited < seconds; waited += 0.02) {
+    int status = 0;
+    const pid_t got = ::waitpid(pid_, &status, WNOHANG);
+    if (got == pid_) {
+      ended(status);
+      break;
+    }
+    if (got < 0 && errno != EINTR) {
+      ended_ = true;  // reaped elsewhere, status unknown
+      return {};
+    }
+    ::nanosleep(&pause, nullptr);
+  }
+  if (!ended_) {
+    ::kill(-pid_, SIGKILL);
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    ended(status);
+    return fmt::format("still running after {:.0f} s: killed", seconds);
+  }
+  if (WIFEXITED(wait_status_) && WEXITSTATUS(wait_status_) <= 1) return {};  // preflight: 1 means "problems found"
+  if (WIFEXITED(wait_status_)) return fmt::format("exited with code {}", WEXITSTATUS(wait_status_));
+  if (WIFSIGNALED(wait_status_)) return fmt::format("killed by signal {}", WTERMSIG(wait_status_));
+  return {};
+}
+
+}  // namespace ftdiag::supervise
