@@ -52,6 +52,9 @@ struct ProcessEvidence {
   Fact<Bytes> peak_rss = Missing{MissingReason::not_present, "no memory sample of this process"};  // highest sampled RSS
   Fact<Bytes> vm_hwm = Missing{MissingReason::not_present, "no memory sample of this process"};    // the kernel's high-water mark, last seen
   Fact<ProcessMemory> last_sample = Missing{MissingReason::not_present, "no memory sample of this process"};
+  // GPU memory it used at most, and on which GPUs (NVML's per-process view).
+  std::optional<Bytes> gpu_peak;
+  std::vector<int> gpu_devices;
 
   bool operator==(const ProcessEvidence&) const = default;
 };

@@ -18,7 +18,8 @@ struct Fields<ProcessEvidence> {
       field("argv", &T::argv),         field("comm", &T::comm),       field("seen_by", &T::seen_by),
       field("first_seen", &T::first_seen), field("death", &T::death), field("peak_rss_bytes", &T::peak_rss),
       field("vm_hwm_bytes", &T::vm_hwm), field("last_sample", &T::last_sample),
-      field("environment", &T::environment)};
+      field("environment", &T::environment), field("gpu_peak_bytes", &T::gpu_peak),
+      field("gpu_devices", &T::gpu_devices)};
 };
 
 template <>

@@ -2,6 +2,7 @@
 // readings: their JSON keys, declared once. docs/evidence.md documents them.
 #pragma once
 
+#include "evidence/environment_fields.h"
 #include "evidence/fields.h"
 #include "evidence/records.h"
 
@@ -181,5 +182,6 @@ template <> constexpr std::string_view record_type<SignalReceived>() { return "r
 template <> constexpr std::string_view record_type<ProbeMarker>() { return "probe"; }
 template <> constexpr std::string_view record_type<LastGasp>() { return "gasp"; }
 template <> constexpr std::string_view record_type<PythonStacksTaken>() { return "stacks"; }
+template <> constexpr std::string_view record_type<model::GpuMemorySample>() { return "gpu"; }
 
 }  // namespace ftdiag::evidence

@@ -15,6 +15,7 @@
 
 #include "base/fact.h"
 #include "evidence/exit_status.h"
+#include "model/environment.h"
 #include "model/memory.h"
 
 namespace ftdiag::evidence {
@@ -30,7 +31,8 @@ using model::Bytes;
 // (signal) and signals ftdiag received, with their senders (received).
 // 5: the probes inside the job (docs/probes.md): phase markers (probe), the
 // last gasp before memory ran out (gasp) and the Python stacks it took (stacks).
-inline constexpr int kJournalFormat = 5;
+// 6: GPU memory per device and process, as the GPU probe sampled it (gpu).
+inline constexpr int kJournalFormat = 6;
 
 // First line of every journal: who ran what, where, and how it was watched.
 struct RunStarted {
@@ -215,6 +217,6 @@ struct RunEnded {
 
 using JournalRecord = std::variant<RunStarted, ProcessSeen, ProcessDied, MemorySample,
                                    SupervisorNote, RunEnded, KernelLogged, SignalSent, SignalReceived,
-                                   ProbeMarker, LastGasp, PythonStacksTaken>;
+                                   ProbeMarker, LastGasp, PythonStacksTaken, model::GpuMemorySample>;
 
 }  // namespace ftdiag::evidence

@@ -74,6 +74,28 @@ void RunBuilder::on(const ProbeMarker& m) {
   if (run_.probe_markers.size() < kMaxProbeMarkers) run_.probe_markers.push_back(m);
 }
 
+void RunBuilder::on(const model::GpuMemorySample& s) {
+  // Each process's GPU peak and devices, whatever is kept of the timeline.
+  for (const auto& device : s.devices) {
+    for (const auto& use : device.processes) {
+      if (auto* p = find_process(use.pid)) {
+        if (!p->gpu_peak || use.used > *p->gpu_peak) p->gpu_peak = use.used;
+        if (std::find(p->gpu_devices.begin(), p->gpu_devices.end(), device.index) == p->gpu_devices.end()) {
+          p->gpu_devices.push_back(device.index);
+        }
+      }
+    }
+  }
+  if (gpu_samples_seen_++ % gpu_sample_stride_ != 0) return;
+  if (run_.gpu_samples.size() >= kMaxGpuSamples) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < run_.gpu_samples.size(); i += 2) run_.gpu_samples[kept++] = std::move(run_.gpu_samples[i]);
+    run_.gpu_samples.resize(kept);
+    gpu_sample_stride_ *= 2;
+  }
+  run_.gpu_samples.push_back(s);
+}
+
 void RunBuilder::on(const LastGasp& g) {
   if (run_.last_gasps.size() < kMaxLastGasps) run_.last_gasps.push_back(g);
 }

@@ -38,6 +38,10 @@ inline constexpr std::size_t kMaxSignalRecords = 10000;
 inline constexpr std::size_t kMaxProbeMarkers = 20000;
 inline constexpr std::size_t kMaxLastGasps = 100;
 inline constexpr std::size_t kMaxPythonStacks = 400;
+// GPU memory is sampled every few seconds for the whole run: past the cap,
+// every other sample is dropped and the rate kept halves, so a week-long run
+// still covers its whole time in bounded memory.
+inline constexpr std::size_t kMaxGpuSamples = 4096;
 
 class RunBuilder {
  public:
@@ -65,6 +69,7 @@ class RunBuilder {
   void on(const ProbeMarker& m);
   void on(const LastGasp& g);
   void on(const PythonStacksTaken& s);
+  void on(const model::GpuMemorySample& s);
   void finish_kernel_log();
   ProcessEvidence* find_process(int pid);
   ProcessEvidence& live_process(int pid, double time);
@@ -78,6 +83,8 @@ class RunBuilder {
   RunEvidence run_;
   bool has_start_ = false;
   bool has_write_failure_ = false;
+  std::uint64_t gpu_samples_seen_ = 0;
+  std::uint64_t gpu_sample_stride_ = 1;  // keep every Nth sample (doubles at each thinning)
   std::unordered_map<int, ProcessEvidence> live_;  // pid -> process not yet ended
   // pid -> index in run_.processes of its latest kept death, so a second
   // witness of the same death (netlink, then waitpid) merges into it.

@@ -13,15 +13,21 @@
 #include <vector>
 
 #include "base/fact.h"
+#include "base/unique_fd.h"
 
 namespace ftdiag::supervise {
 
 class SideProgram {
  public:
   // Starts argv (argv[0] a path). Missing with the reason when it cannot.
-  static Fact<SideProgram> start(const std::vector<std::string>& argv);
+  // With `capture_output`, its stdout is a non-blocking pipe (output()).
+  static Fact<SideProgram> start(const std::vector<std::string>& argv, bool capture_output = false);
 
   pid_t pid() const { return pid_; }
+  int output() const { return output_.get(); }
+  void close_output() { output_.reset(); }
+  // Ends it now (its process group), then waits for it.
+  void stop();
   bool running() const { return !ended_; }
   // The event loop reaped it (waitpid(-1) saw this pid).
   void ended(int wait_status);
@@ -31,8 +37,9 @@ class SideProgram {
   std::string finish(double seconds);
 
  private:
-  explicit SideProgram(pid_t pid) : pid_(pid) {}
+  SideProgram(pid_t pid, UniqueFd output) : pid_(pid), output_(std::move(output)) {}
   pid_t pid_ = -1;
+  UniqueFd output_;
   bool ended_ = false;
   int wait_status_ = 0;
 };

@@ -35,7 +35,7 @@
 namespace ftdiag::supervise {
 
 // What woke the event loop (epoll_event.data).
-enum EventSource : std::uint64_t { kSignals = 1, kTimer, kNetlink, kRelayOut, kRelayErr, kStdin, kKernelLog, kSignalTrace, kProbeSocket, kUsageAlarm };
+enum EventSource : std::uint64_t { kSignals = 1, kTimer, kNetlink, kRelayOut, kRelayErr, kStdin, kKernelLog, kSignalTrace, kProbeSocket, kUsageAlarm, kGpuWatch };
 
 // Single-threaded apart from the journal syncer: every handler runs on the
 // epoll loop.
@@ -90,6 +90,9 @@ class Supervision {
   void finish();
   void start_side_program();
   void finish_side_program();
+  void start_gpu_watch();
+  void on_gpu_watch();
+  void finish_gpu_watch();
 
   const SupervisorOptions& options_;
   // The signal state ftdiag started with, for the job (spawn.h) and for the
@@ -129,6 +132,9 @@ class Supervision {
   std::optional<OutputRelay> out_relay_;
   std::optional<OutputRelay> err_relay_;
   std::optional<SideProgram> side_program_;
+  std::optional<SideProgram> gpu_watch_;
+  std::string gpu_watch_buffer_;   // a line not yet ended
+  bool gpu_inventory_seen_ = false;
   bool relay_stdin_ = false;
   std::optional<std::string> original_oom_score_adj_;
 

@@ -176,6 +176,10 @@ void Supervision::on_child_exits() {
       side_program_->ended(wait_status);
       continue;
     }
+    if (gpu_watch_ && gpu_watch_->pid() == pid) {
+      gpu_watch_->ended(wait_status);
+      continue;
+    }
     auto status = ExitStatus::from_wait_status(wait_status);
     if (pid == job_pid_) {
       job_status_ = status;
@@ -415,6 +419,7 @@ void Supervision::event_loop() {
         case kSignalTrace: on_signal_trace(); break;
         case kProbeSocket: on_probe_socket(); break;
         case kUsageAlarm: on_usage_alarm(); break;
+        case kGpuWatch: on_gpu_watch(); break;
         default: break;
       }
     }

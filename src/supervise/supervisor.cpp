@@ -7,13 +7,16 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include <fmt/format.h>
 
 #include "base/clock.h"
+#include "collect/gpu_probe_output.h"
 #include "collect/oom_daemons.h"
+#include "collect/probe_location.h"
 #include "supervise/job_identity.h"
 #include "supervise/signal_policy.h"
 #include "supervise/spawn.h"
@@ -49,6 +52,7 @@ void Supervision::finish() {
     journal_.append(evidence::SupervisorNote{now, fmt::format("{} process(es) of the job tree still ran when the job ended: {}",
                                                               still.size(), fmt::join(still, ", "))});
   }
+  finish_gpu_watch();
   finish_side_program();
   syncer_.reset();  // joins the worker after its last sync (none when it could not start)
   console_.finish();
@@ -68,6 +72,68 @@ void Supervision::start_side_program() {
   }
   side_program_.emplace(std::move(started).value());
   tracker_.exclude(side_program_->pid());  // ftdiag's own, not the job's
+}
+
+void Supervision::start_gpu_watch() {
+  if (!options_.gpu_watch) return;
+  auto probe = collect::find_probe_file("ftdiag-gpu-probe");
+  if (!probe) return;  // an install without the probe: the environment snapshot says so
+  const auto interval_ms = std::max(100L, std::lround(options_.gpu_interval_s * 1000));
+  auto started = SideProgram::start({probe.value().string(), "--watch", std::to_string(interval_ms)}, /*capture_output=*/true);
+  if (!started) {
+    journal_.append(evidence::SupervisorNote{wall_clock_now(), fmt::format("GPU memory is not sampled: {}", started.missing().detail)});
+    return;
+  }
+  gpu_watch_.emplace(std::move(started).value());
+  tracker_.exclude(gpu_watch_->pid());
+  if (!add_to_epoll(gpu_watch_->output(), kGpuWatch)) {
+    gpu_watch_->stop();
+    tracker_.forget_excluded(gpu_watch_->pid());
+    gpu_watch_.reset();
+  }
+}
+
+void Supervision::on_gpu_watch() {
+  if (!gpu_watch_ || gpu_watch_->output() < 0) return;
+  char chunk[16384];
+  bool ended = false;
+  for (;;) {
+    const ssize_t n = ::read(gpu_watch_->output(), chunk, sizeof chunk);
+    if (n > 0) {
+      gpu_watch_buffer_.append(chunk, static_cast<std::size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    ended = n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
+    break;
+  }
+  std::size_t start = 0;
+  for (std::size_t newline; (newline = gpu_watch_buffer_.find('\n', start)) != std::string::npos; start = newline + 1) {
+    const std::string_view line(gpu_watch_buffer_.data() + start, newline - start);
+    if (!gpu_inventory_seen_) {
+      // The first line is the inventory; environment.json keeps it. No GPU
+      // (or no NVML) to sample: nothing to watch.
+      gpu_inventory_seen_ = true;
+      auto inventory = collect::parse_gpu_inventory(line);
+      if (!inventory || inventory->devices.empty()) ended = true;
+      continue;
+    }
+    if (auto sample = collect::parse_gpu_sample_line(line)) journal_.append(std::move(*sample));
+  }
+  gpu_watch_buffer_.erase(0, start);
+  // A line longer than any sample can be is not one: drop it rather than grow.
+  if (gpu_watch_buffer_.size() > (1u << 20)) gpu_watch_buffer_.clear();
+  if (ended) {
+    ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, gpu_watch_->output(), nullptr);
+    gpu_watch_->close_output();
+  }
+}
+
+void Supervision::finish_gpu_watch() {
+  if (!gpu_watch_) return;
+  on_gpu_watch();
+  gpu_watch_->stop();
+  tracker_.forget_excluded(gpu_watch_->pid());
 }
 
 void Supervision::finish_side_program() {
@@ -127,6 +193,7 @@ std::variant<SupervisedJob, SupervisorFailure> Supervision::run() {
   start_syncer();
   record_seen(tracker_.adopt(job_pid_, "spawn", wall_clock_now(), options_.argv));
   start_side_program();
+  start_gpu_watch();
   sampler_.locate_cgroup_of(job_pid_);
   take_sample();
 

@@ -37,6 +37,11 @@ struct SupervisorOptions {
   // the environment snapshot (GPUs, Python, host settings) that
   // `ftdiag run` takes as the job starts. Null or empty argv: none.
   std::function<std::vector<std::string>(const std::filesystem::path& run_dir)> side_program;
+  // Sample GPU memory per device and process with the GPU probe's --watch
+  // mode (docs/probes.md), at its own rate: NVML calls cost milliseconds
+  // each, and GPU memory moves slower than host memory's spikes.
+  bool gpu_watch = true;
+  double gpu_interval_s = 2;
 };
 
 struct SupervisedJob {
