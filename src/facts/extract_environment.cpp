@@ -189,7 +189,8 @@ void extension_facts(const model::PythonEnvironment& python, const std::string& 
       if (!major || *major == *torch_major) continue;
       if (foreign++ == 0) {
         facts.set("ext.foreign_cuda_runtime",
-                  fmt::format("{} (from {}) links {}, while torch is built for CUDA {}", library.path, library.package, needed, torch_cuda),
+                  // The file's name: a site-packages path would push the runtime out of a summary.
+                  fmt::format("{} ({}) links {}", library.path.substr(library.path.rfind('/') + 1), library.package, needed),
                   fmt::format("{}/libraries/{}", at, i));
       }
       break;

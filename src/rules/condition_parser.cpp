@@ -143,11 +143,15 @@ std::optional<Condition> RuleFileParser::other_fact_comparison(Condition c, cons
   }
   const bool both_numeric = facts::is_numeric(spec.type) && facts::is_numeric(other->type);
   const bool both_versions = spec.unit == facts::Unit::version && other->unit == facts::Unit::version;
-  const bool same_plain = spec.type == other->type && (c.op == Condition::Op::eq || c.op == Condition::Op::ne);
+  // A version and a plain string are both strings, but "0" = "libcudart.so" as versions: refused.
+  const bool same_plain = spec.type == other->type && (spec.unit == facts::Unit::version) == (other->unit == facts::Unit::version) &&
+                          (c.op == Condition::Op::eq || c.op == Condition::Op::ne);
   if (!both_numeric && !both_versions && !same_plain) {
-    error(at + "/fact", fmt::format("cannot compare \"{}\" ({} {}) with \"{}\" ({} {})", spec.name, facts::to_string(spec.type),
-                                    facts::to_string(spec.unit), other->name, facts::to_string(other->type),
-                                    facts::to_string(other->unit)));
+    const auto kind = [](const facts::FactSpec& f) {
+      return f.unit == facts::Unit::none ? std::string(facts::to_string(f.type))
+                                         : fmt::format("{} {}", facts::to_string(f.type), facts::to_string(f.unit));
+    };
+    error(at + "/fact", fmt::format("cannot compare \"{}\" ({}) with \"{}\" ({})", spec.name, kind(spec), other->name, kind(*other)));
     return std::nullopt;
   }
   return c;

@@ -1,5 +1,7 @@
 #include "rules/data_tables.h"
 
+#include <set>
+
 #include <fmt/format.h>
 
 #include "evidence/json_input.h"
@@ -94,6 +96,21 @@ class TableParser {
       error(at, "a row is an object with a \"key\"");
       return;
     }
+    // A version lookup's keys are versions written as strings: 12.10 as a
+    // JSON number would read as 12.1.
+    for (const auto& l : table.lookups) {
+      const auto* spec = facts::find_fact(l.key_fact);
+      if (spec && spec->unit == facts::Unit::version &&
+          (!j["key"].is_string() || !facts::looks_like_version(j["key"].get<std::string>()))) {
+        error(at + "/key", fmt::format("the key of a version lookup ({}) is a version in a string, like \"12.8\"", l.key_fact));
+        return;
+      }
+    }
+    const std::string key_text = j["key"].is_string() ? j["key"].get<std::string>() : j["key"].dump();
+    if (!keys_.insert(key_text).second) {
+      error(at + "/key", fmt::format("the key {} is in the table twice", key_text));
+      return;
+    }
     std::map<std::string, facts::FactValue> values;
     for (const auto& [column, value] : j.items()) {
       if (column == "$comment") continue;
@@ -124,6 +141,7 @@ class TableParser {
   std::string file_;
   std::vector<LoadError>& errors_;
   std::size_t errors_before_ = errors_.size();
+  std::set<std::string> keys_;
   std::map<std::string, TextPosition> positions_;
 };
 
@@ -184,7 +202,8 @@ void apply_tables(const std::vector<DataTable>& tables, facts::FactSet& facts) {
         }
         if (!cell) {
           facts.set_missing(fact, {MissingReason::not_present,
-                                   fmt::format("no row for {} {} in the table {}", lookup.key_fact, text_of(key.value.value()), table.name)});
+                                   row ? fmt::format("the table {} has no {} for {} {}", table.name, column, lookup.key_fact, text_of(key.value.value()))
+                                       : fmt::format("no row for {} {} in the table {}", lookup.key_fact, text_of(key.value.value()), table.name)});
           continue;
         }
         facts.set(fact, *cell, key.pointer);

@@ -118,7 +118,7 @@ std::vector<LoadError> check_refinements(const std::vector<Rule>& rules, const s
       const Rule* target = find(id);
       if (id == r.id) fail(r, "a rule cannot refine itself");
       else if (!target) fail(r, fmt::format("refines \"{}\", which is not a loaded rule", id));
-      else if (target->role != RuleRole::primary) fail(r, fmt::format("refines \"{}\", a consequence rule", id));
+      else if (target->role != RuleRole::primary) fail(r, fmt::format("refines \"{}\", which is not a primary rule ({})", id, target->role == RuleRole::check ? "a check" : "a consequence"));
     }
   }
   // A cycle (a refines b refines a) would leave no most specific rule:

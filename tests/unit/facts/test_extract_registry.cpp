@@ -16,6 +16,51 @@ using namespace ftdiag::facts::testing;
 
 namespace {
 
+// The environment as preflight or the run's snapshot reads it: two GPUs on
+// a 12.1 driver, torch cu128 with its extensions, the host's settings.
+void add_environment(evidence::HostEvidence& host) {
+  model::GpuInventory gpu;
+  gpu.probed = true;
+  gpu.cuda_driver_version = 12010;
+  gpu.cuda_init_result = 0;
+  gpu.driver_version = "530.30.02";
+  for (int i = 0; i < 2; ++i) {
+    gpu.devices.push_back(model::GpuDevice{.index = i, .name = "NVIDIA H100 80GB HBM3", .compute_capability = "9.0",
+                                           .memory_total = Bytes{80} << 30, .ecc_uncorrected = 0});
+  }
+  host.gpu = gpu;
+  model::PythonEnvironment python;
+  python.read = true;
+  python.interpreter = "/usr/bin/python3";
+  python.found_by = "the command";
+  python.version = "3.11.2";
+  python.packages = {
+      {.name = "torch", .version = "2.7.0+cu128", .location = "/site", .build = {{"cuda", "12.8"}, {"local_tag", "cu128"}}},
+      {.name = "nvidia-cuda-runtime-cu12", .version = "12.8.57", .location = "/site"},
+      {.name = "deepspeed", .version = "0.14.0", .location = "/site",
+       .build = {{"torch_version", "2.1"}, {"cuda_version", "12.1"}, {"installed_ops", "cpu_adam"}}},
+      {.name = "bitsandbytes", .version = "0.43.1", .location = "/site", .build = {{"cuda_libraries", "118"}}}};
+  python.libraries = {{.path = "/site/flash_attn_2_cuda.so", .package = "flash_attn", .needed = {"libcudart.so.11.0"}}};
+  python.ld_library_path = {{.directory = "/usr/local/cuda-11.8/lib64", .provides = {"libcudart.so.11.0"}},
+                            {.directory = "/opt/libtorch/lib", .provides = {"libtorch.so"}}};
+  host.python = python;
+  model::SystemSettings system;
+  system.mem_total = Bytes{64} << 30;
+  system.mem_available = Bytes{60} << 30;
+  system.swap_total = Bytes{0};
+  system.cgroup_limit = std::optional<Bytes>{Bytes{32} << 30};
+  system.shm_total = Bytes{64} << 20;
+  system.shm_available = Bytes{60} << 20;
+  system.memlock = model::ResourceLimit{.soft = 8u << 20, .hard = 8u << 20};
+  system.nofile = model::ResourceLimit{.soft = 1024, .hard = 524288};
+  system.core = model::ResourceLimit{.soft = 0, .hard = std::nullopt};
+  system.dmesg_restrict = 1;
+  system.kernel_log_readable = false;
+  system.core_pattern = std::string("|/lib/systemd/systemd-coredump %P");
+  system.oom_daemons = std::vector<std::string>{"systemd-oomd"};
+  host.system = system;
+}
+
 // As much evidence as a run can carry, so that most facts get a value.
 evidence::EvidenceDocument rich_document() {
   auto run = run_started();
@@ -112,7 +157,11 @@ evidence::EvidenceDocument rich_document() {
   run.python_stacks = {evidence::PythonStacksTaken{
       kStart + 59.6, 101,
       "Current thread 0x00007f0 (most recent call first):\n  File \"train.py\", line 40 in clone_tensors_for_torch_save\n"}};
-  return document_of({run});
+  run.gpu_samples = {model::GpuMemorySample{.time = kStart + 50, .devices = {model::GpuDeviceUse{.index = 0, .used = Bytes{70} << 30,
+                                                                                                  .processes = {{101, Bytes{69} << 30}}}}}};
+  auto document = document_of({run});
+  add_environment(document.hosts.front());
+  return document;
 }
 
 void check_against_registry(const FactSet& facts) {
@@ -148,13 +197,26 @@ TEST_CASE("registry: a rich document gives every fact a value of its registered 
                                           "fault.error_meaning", "fault.null_pointer", "fault.near_stack_pointer", "fault.function", "fault.source",
                                           // Lines this console does not have.
                                           "log.scheduler_memory_kill", "log.oom_daemon_kill", "log.eviction",
-                                          "log.cuda_oom", "log.nccl_error", "log.shm_error", "log.worker_died"};
+                                          "log.cuda_oom", "log.nccl_error", "log.shm_error", "log.worker_died",
+                                          "log.cuda_driver_too_old", "log.cuda_driver_found_version", "log.cuda_unsupported_ptx",
+                                          // The GPU probe answered; tables (rules/*.json) derive these after extraction.
+                                          "gpu.probe_failure", "gpu.arch_min_driver", "gpu.arch_name", "torch.wheel_tag_for_driver",
+                                          "cuda.build_min_driver", "cuda.build_compat_min_driver"};
   for (const auto& [fact_name, entry] : facts.entries()) {
     const std::string& name = fact_name;
     CAPTURE(name);
     if (!entry.value) CHECK(may_miss.count(name) == 1);
   }
   CHECK(value_of<bool>(facts, "watch.netlink"));
+  CHECK(value_of<std::string>(facts, "gpu.driver_cuda_version") == "12.1");
+  CHECK(value_of<std::string>(facts, "torch.cuda_version") == "12.8");
+  CHECK(value_of<std::string>(facts, "torch.release") == "2.7");
+  CHECK(value_of<std::int64_t>(facts, "ext.foreign_cuda_runtime_count") == 1);
+  CHECK(value_of<std::string>(facts, "ext.foreign_cuda_runtime") == "flash_attn_2_cuda.so (flash_attn) links libcudart.so.11.0");
+  CHECK_FALSE(value_of<bool>(facts, "bitsandbytes.has_torch_cuda_library"));
+  CHECK(value_of<std::int64_t>(facts, "ld.library_path_cudart_major") == 11);
+  CHECK(value_of<std::int64_t>(facts, "gpu.memory_peak_bytes") == (std::int64_t{70} << 30));
+  CHECK(value_of<bool>(facts, "host.core_piped"));
   CHECK(value_of<std::int64_t>(facts, "deaths.forwarded_signals") == 1);
   CHECK(value_of<std::int64_t>(facts, "death.peak_rss_bytes") == 9000);
   CHECK(value_of<std::int64_t>(facts, "death.rss_bytes") == 8000);

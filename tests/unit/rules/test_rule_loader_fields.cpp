@@ -90,7 +90,7 @@ TEST_CASE("rule loader: ids, roles and references are checked") {
   const std::string id = rule_file({{"id", R"("Bad_Id")"}});
   expect_load_error(parse_text(id), id, "/rules/0/id", "\"Bad_Id\"", "a-z, 0-9 and '-'");
   const std::string role = rule_file({{"role", R"("secondary")"}});
-  expect_load_error(parse_text(role), role, "/rules/0/role", "\"secondary\"", "\"primary\" or \"consequence\"");
+  expect_load_error(parse_text(role), role, "/rules/0/role", "\"secondary\"", "\"primary\", \"consequence\" or \"check\"");
   const std::string refs = rule_file({{"references", R"(["a", 1])"}});
   expect_load_error(parse_text(refs), refs, "/rules/0/references", "[\"a\"", "an array of strings");
   const std::string when = rule_file({{"when", ""}});

@@ -1,0 +1,239 @@
+// `ftdiag preflight` end to end, and the same facts explaining a crash under
+// `ftdiag run` and `ftdiag analyze`: the real ftdiag binary, the real GPU
+// probe on the fake driver libraries (tests/gpu_fakes), a Python installation
+// from files (Debian's python3 with a fake torch 2.7.0+cu128 site-packages
+// tree ahead on PYTHONPATH: tests/fixtures/python/torch-cu128), and Debian's
+// real CPU torch.
+#include <csignal>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <doctest/doctest.h>
+
+#include "harness.h"
+
+namespace ftdiag::itest {
+namespace {
+
+const fs::path kFakes = FTDIAG_GPU_FAKES_DIR;
+const fs::path kPythonFixtures = FTDIAG_PYTHON_FIXTURES_DIR;
+constexpr const char* kDebianPython = "/usr/bin/python3";
+
+using Environment = std::map<std::string, std::optional<std::string>>;
+
+// A node whose driver is R530 (CUDA 12.1) with two H100s, and a Python whose
+// torch is the cu128 wheel: the seed scenario.
+Environment seed_node(Environment more = {}) {
+  Environment env{{"FTDIAG_LIBCUDA", (kFakes / "libcuda.so.1").string()},
+                  {"FTDIAG_LIBNVML", (kFakes / "libnvidia-ml.so.1").string()},
+                  {"CUDA_VISIBLE_DEVICES", std::nullopt},
+                  {"FAKE_CUDA_DRIVER_VERSION", "12010"},
+                  {"FAKE_NVML_DRIVER_VERSION", "530.30.02"},
+                  {"FAKE_GPU_COUNT", "2"},
+                  {"FAKE_GPU_NAME", "NVIDIA H100 80GB HBM3"},
+                  {"FAKE_GPU_CC", "9.0"},
+                  {"PYTHONPATH", (kPythonFixtures / "torch-cu128").string()},
+                  {"LD_LIBRARY_PATH", std::nullopt}};
+  for (auto& [name, value] : more) env[name] = value;
+  return env;
+}
+
+Outcome preflight(const std::vector<std::string>& options, const Environment& env, const std::vector<std::string>& command = {}) {
+  Launch launch{{ftdiag_binary().string(), "preflight"}};
+  launch.argv.insert(launch.argv.end(), options.begin(), options.end());
+  if (!command.empty()) {
+    launch.argv.push_back("--");
+    launch.argv.insert(launch.argv.end(), command.begin(), command.end());
+  }
+  launch.env = env;
+  return run(launch, 60);
+}
+
+json parsed(const Outcome& outcome) {
+  INFO("stderr: ", outcome.err);
+  auto report = json::parse(outcome.out, nullptr, false);
+  REQUIRE_MESSAGE(report.is_object(), outcome.out.substr(0, 2000));
+  return report;
+}
+
+// The check finding of `rule`, or null.
+json check_of(json& report, const std::string& rule) {
+  for (auto& check : report["checks"]) {
+    if (check["rule"] == rule) return check;
+  }
+  return nullptr;
+}
+
+std::string rules_fired(json& report) {
+  std::string out;
+  for (auto& check : report["checks"]) out += check["rule"].get<std::string>() + " ";
+  return out;
+}
+
+std::string all_remediation(json& finding) {
+  std::string out;
+  for (auto& step : finding["remediation"]) out += step.get<std::string>() + "\n";
+  return out;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("preflight: torch built for CUDA 12.8 on a driver of CUDA 12.1 is named, with the cu121 build as the fix") {
+  const auto outcome = preflight({"--format", "json"}, seed_node(), {kDebianPython, "train.py"});
+  CHECK_MESSAGE(outcome.exited_with(1), outcome.describe());
+  auto report = parsed(outcome);
+  INFO("checks: ", rules_fired(report));
+  auto mismatch = check_of(report, "cuda-build-newer-minor-than-driver");
+  REQUIRE(mismatch.is_object());
+  CHECK(mismatch["cause"] == "cuda-driver-mismatch");
+  CHECK(mismatch["severity"] == "warning");
+  const std::string summary = mismatch["summary"];
+  CHECK(contains(summary, "2.7.0+cu128"));
+  CHECK(contains(summary, "CUDA 12.8"));
+  CHECK(contains(summary, "12.1"));
+  CHECK(contains(all_remediation(mismatch), "download.pytorch.org/whl/cu121"));
+  CHECK(contains(all_remediation(mismatch), "570.26"));  // the driver of CUDA 12.8, from the table
+  // The fixture's flash-attn links CUDA 11's runtime beside a CUDA 12 torch.
+  auto extension = check_of(report, "extension-links-another-cuda");
+  REQUIRE(extension.is_object());
+  CHECK(contains(extension["summary"].get<std::string>(), "libcudart.so.11.0"));
+  CHECK(extension["severity"] == "error");
+  // DeepSpeed built for torch 2.1 with prebuilt ops; bitsandbytes with only a cu118 library.
+  CHECK(check_of(report, "deepspeed-built-for-another-torch").is_object());
+  CHECK(check_of(report, "bitsandbytes-lacks-torchs-cuda").is_object());
+  // The evidence carries what was read: the probe's two GPUs and the fixture's torch.
+  auto& host = report["evidence"]["hosts"][0];
+  CHECK(host["gpu"]["cuda_driver_version"] == 12010);
+  CHECK(host["gpu"]["driver_version"] == "530.30.02");
+  CHECK(host["gpu"]["devices"].size() == 2);
+  bool torch_found = false;
+  for (auto& package : host["python"]["packages"]) {
+    if (package["name"] == "torch") {
+      torch_found = true;
+      CHECK(package["version"] == "2.7.0+cu128");
+    }
+  }
+  CHECK(torch_found);
+  CHECK_FALSE(report.contains("verdict"));
+}
+
+TEST_CASE("preflight: the text report gives the mismatch in one line and its fix") {
+  const auto outcome = preflight({}, seed_node(), {kDebianPython, "train.py"});
+  CHECK_MESSAGE(outcome.exited_with(1), outcome.describe());
+  INFO(outcome.out);
+  CHECK(contains(outcome.out, "WARNING torch is built for a newer CUDA minor version than the driver supports [cuda-driver-mismatch]"));
+  CHECK(contains(outcome.out, "fix:  Install the torch build for this driver: pip install torch --index-url https://download.pytorch.org/whl/cu121"));
+  CHECK(contains(outcome.out, "ERROR   an extension links another major CUDA runtime than torch"));
+}
+
+TEST_CASE("preflight: a build a major CUDA version beyond the driver is an error, with the wheel line the driver runs") {
+  const auto outcome = preflight({"--format", "json"},
+                                 seed_node({{"FAKE_CUDA_DRIVER_VERSION", "11040"}, {"FAKE_NVML_DRIVER_VERSION", "470.82.01"}}),
+                                 {kDebianPython, "train.py"});
+  CHECK_MESSAGE(outcome.exited_with(1), outcome.describe());
+  auto report = parsed(outcome);
+  INFO("checks: ", rules_fired(report));
+  auto mismatch = check_of(report, "cuda-build-needs-newer-major-driver");
+  REQUIRE(mismatch.is_object());
+  CHECK(mismatch["severity"] == "error");
+  CHECK(contains(all_remediation(mismatch), "whl/cu118"));
+  CHECK(contains(all_remediation(mismatch), "570.26"));
+  CHECK(check_of(report, "cuda-build-newer-minor-than-driver").is_null());
+}
+
+TEST_CASE("preflight: a driver whose cuInit crashes is reported, and preflight goes on") {
+  const auto outcome = preflight({"--format", "json"}, seed_node({{"FAKE_CUDA_INIT", "segv"}}), {kDebianPython, "train.py"});
+  CHECK_MESSAGE(outcome.exited_with(1), outcome.describe());
+  auto report = parsed(outcome);
+  INFO("checks: ", rules_fired(report));
+  auto failed = check_of(report, "gpu-probe-failed");
+  REQUIRE(failed.is_object());
+  CHECK(failed["severity"] == "error");
+  CHECK(contains(failed["summary"].get<std::string>(), "SIGSEGV"));
+  // The Python side was still read.
+  CHECK(check_of(report, "extension-links-another-cuda").is_object());
+}
+
+TEST_CASE("preflight: a driver that hangs is given up on at the deadline") {
+  const auto outcome = preflight({"--format", "json", "--gpu-timeout", "1"}, seed_node({{"FAKE_CUDA_INIT", "hang"}}),
+                                 {kDebianPython, "train.py"});
+  CHECK_MESSAGE(outcome.exited_with(1), outcome.describe());
+  auto report = parsed(outcome);
+  auto failed = check_of(report, "gpu-probe-failed");
+  REQUIRE(failed.is_object());
+  CHECK(contains(failed["summary"].get<std::string>(), "timed out"));
+}
+
+TEST_CASE("preflight: Debian's CPU torch without a GPU driver has no CUDA finding") {
+  Environment env{{"FTDIAG_LIBCUDA", "/nonexistent/libcuda.so.1"},
+                  {"FTDIAG_LIBNVML", "/nonexistent/libnvidia-ml.so.1"},
+                  {"PYTHONPATH", std::nullopt},
+                  {"LD_LIBRARY_PATH", std::nullopt}};
+  const auto outcome = preflight({"--format", "json", "--python", kDebianPython}, env);
+  REQUIRE_MESSAGE((outcome.exited_with(0) || outcome.exited_with(1)), outcome.describe());
+  auto report = parsed(outcome);
+  INFO("checks: ", rules_fired(report));
+  for (auto& check : report["checks"]) {
+    CHECK(check["cause"] != "cuda-driver-mismatch");
+    CHECK(check["cause"] != "library-abi-mismatch");
+  }
+  auto& python = report["evidence"]["hosts"][0]["python"];
+  CHECK(python["interpreter"] == kDebianPython);
+  bool cpu_torch = false;
+  for (auto& package : python["packages"]) {
+    if (package["name"] == "torch") cpu_torch = package["build"]["cpu_only"] == "true";
+  }
+  CHECK(cpu_torch);
+}
+
+TEST_CASE("preflight: usage errors exit 2") {
+  CHECK(preflight({"--deepspeed", "/nonexistent/ds.json"}, {}).exited_with(2));
+  CHECK(preflight({"--model", "/nonexistent/model"}, {}).exited_with(2));
+  CHECK(preflight({"--format", "yaml"}, {}).exited_with(2));
+}
+
+TEST_CASE("preflight: a crash of the seed job under ftdiag run is explained by the same mismatch, and analyze agrees") {
+  TempDir tmp;
+  // The job's own CUDA initialisation crashes inside the driver library
+  // (the fake's cuInit writes through NULL when asked in the job only:
+  // ftdiag's environment snapshot probes the same driver unharmed).
+  const std::string job =
+      "import ctypes, os\n"
+      "os.environ['FAKE_CUDA_INIT'] = 'segv'\n"
+      "ctypes.CDLL(os.environ['FTDIAG_LIBCUDA']).cuInit(0)\n";
+  Launch launch{ftdiag_run(tmp / "job", {kDebianPython, "-c", job})};
+  launch.env = seed_node();
+  launch.cwd = tmp.path();
+  const auto outcome = run(launch, 90);
+  REQUIRE_MESSAGE(outcome.killed_by(SIGSEGV), outcome.describe());
+  INFO("ftdiag said: ", outcome.err);
+  CHECK(contains(outcome.err, "ftdiag verdict: cuda-driver-mismatch"));
+  CHECK(contains(outcome.err, "whl/cu121"));
+
+  auto analysis = analyze(tmp / "job");
+  REQUIRE_MESSAGE(analysis.outcome.exited_with(0), analysis.outcome.describe());
+  auto& verdict = analysis.report["verdict"];
+  INFO("verdict: ", verdict.dump());
+  CHECK(verdict["cause"] == "cuda-driver-mismatch");
+  CHECK(verdict["rule"] == "crash-with-cuda-build-newer-than-driver");
+  CHECK(verdict["confidence"].get<double>() >= 0.6);
+  auto& host = analysis.report["evidence"]["hosts"][0];
+  CHECK(host["gpu"]["cuda_driver_version"] == 12010);
+  // The environment's risks are listed beside the verdict.
+  auto mismatch = check_of(analysis.report, "cuda-build-newer-minor-than-driver");
+  CHECK(mismatch.is_object());
+}
+
+TEST_CASE("preflight: ftdiag run --no-environment records no environment") {
+  TempDir tmp;
+  Launch launch{ftdiag_run(tmp / "job", {"/bin/true"}, {"--no-environment"})};
+  const auto outcome = run(launch, 60);
+  REQUIRE_MESSAGE(outcome.exited_with(0), outcome.describe());
+  for (const auto& entry : fs::recursive_directory_iterator(tmp / "job")) CHECK(entry.path().filename() != "environment.json");
+}
+
+}  // namespace ftdiag::itest
