@@ -22,7 +22,7 @@ namespace ftdiag::model {
 
 struct GpuProcessUse {
   int pid = 0;  // as NVML reports it: the host's pid namespace
-  Bytes used = 0;
+  std::optional<Bytes> used;  // absent when NVML cannot tell (a MIG instance, no permission)
 
   bool operator==(const GpuProcessUse&) const = default;
 };

@@ -1,8 +1,6 @@
 #include "supervise/probe_environment.h"
 
-#include <unistd.h>
-
-#include <cstdlib>
+#include "collect/probe_location.h"
 
 namespace ftdiag::supervise {
 
@@ -31,35 +29,12 @@ void set(std::vector<std::string>& environment, std::string_view name, const std
   environment.push_back(std::string(name) + "=" + value);
 }
 
-std::vector<fs::path> probe_folders() {
-  std::vector<fs::path> folders;
-  if (const char* dir = std::getenv("FTDIAG_PROBE_DIR"); dir && *dir) folders.emplace_back(dir);
-  std::error_code ec;
-  const auto self = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) folders.push_back(self.parent_path() / "probes");
-#ifdef FTDIAG_INSTALLED_PROBE_DIR
-  folders.emplace_back(FTDIAG_INSTALLED_PROBE_DIR);
-#endif
-  return folders;
-}
-
-Fact<fs::path> find_in(const std::vector<fs::path>& folders, const fs::path& relative) {
-  std::string looked;
-  for (const auto& folder : folders) {
-    const auto candidate = folder / relative;
-    if (::access(candidate.c_str(), R_OK) == 0) return candidate;
-    looked += (looked.empty() ? "" : ", ") + candidate.string();
-  }
-  return Missing{MissingReason::not_present, "not found (looked at " + looked + ")"};
-}
-
 }  // namespace
 
 ProbeFiles find_probe_files() {
-  const auto folders = probe_folders();
   ProbeFiles files;
-  files.crash_library = find_in(folders, kCrashLibrary);
-  auto sitecustomize = find_in(folders, fs::path("python") / "sitecustomize.py");
+  files.crash_library = collect::find_probe_file(kCrashLibrary);
+  auto sitecustomize = collect::find_probe_file(fs::path("python") / "sitecustomize.py");
   if (sitecustomize) {
     files.python_folder = sitecustomize->parent_path();
   } else {

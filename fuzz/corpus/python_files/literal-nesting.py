@@ -1,0 +1,3 @@
+x = {'a': [1, (2, {'b': r'\'})], 'c': '''t
+'''}
+cuda: Optional[str] = None
