@@ -79,7 +79,7 @@ void RunBuilder::on(const model::GpuMemorySample& s) {
   for (const auto& device : s.devices) {
     for (const auto& use : device.processes) {
       if (auto* p = find_process(use.pid)) {
-        if (!p->gpu_peak || use.used > *p->gpu_peak) p->gpu_peak = use.used;
+        if (use.used && (!p->gpu_peak || *use.used > *p->gpu_peak)) p->gpu_peak = use.used;
         if (std::find(p->gpu_devices.begin(), p->gpu_devices.end(), device.index) == p->gpu_devices.end()) {
           p->gpu_devices.push_back(device.index);
         }

@@ -282,7 +282,7 @@ void gpu_sample_facts(const EvidenceDocument& document, std::size_t host_index, 
   const auto& host = document.hosts[host_index];
   std::uint64_t peak = 0;
   std::string pointer;
-  std::optional<model::Bytes> total;
+  model::Bytes total = 0;  // the peak GPU's memory; 0 when unknown
   for (std::size_t r = 0; r < host.runs.size(); ++r) {
     const auto& samples = host.runs[r].gpu_samples;
     for (std::size_t s = 0; s < samples.size(); ++s) {
@@ -290,10 +290,10 @@ void gpu_sample_facts(const EvidenceDocument& document, std::size_t host_index, 
         if (!device.used || *device.used <= peak) continue;
         peak = *device.used;
         pointer = fmt::format("/hosts/{}/runs/{}/gpu_samples/{}", host_index, r, s);
-        total.reset();
+        total = 0;
         if (host.gpu) {
           for (const auto& d : host.gpu.value().devices) {
-            if (d.index == device.index) total = d.memory_total;
+            if (d.index == device.index && d.memory_total) total = *d.memory_total;
           }
         }
       }
@@ -301,7 +301,7 @@ void gpu_sample_facts(const EvidenceDocument& document, std::size_t host_index, 
   }
   if (pointer.empty()) return;
   facts.set("gpu.memory_peak_bytes", static_cast<std::int64_t>(peak), pointer);
-  if (total && *total > 0) facts.set("gpu.memory_peak_ratio", static_cast<double>(peak) / static_cast<double>(*total), pointer);
+  if (total > 0) facts.set("gpu.memory_peak_ratio", static_cast<double>(peak) / static_cast<double>(total), pointer);
 }
 
 }  // namespace

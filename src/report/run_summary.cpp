@@ -6,6 +6,7 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "base/units.h"
 #include "report/stack_summary.h"
@@ -97,6 +98,8 @@ std::string oom_kills_during_run(const evidence::MemoryWatermarks& m) {
   return fmt::format(", oom_kill {}", last.value() - before);
 }
 
+void append_gpu_memory(std::string& out, const evidence::RunEvidence& run);
+
 void append_memory(std::string& out, const RunEvidence& run) {
   const auto& m = run.memory;
   if (m.cgroup_last) {
@@ -129,6 +132,33 @@ void append_memory(std::string& out, const RunEvidence& run) {
   if (m.dev_shm_peak_used && m.dev_shm_total) {
     out += fmt::format("  /dev/shm peak {} of {}\n", format_bytes(m.dev_shm_peak_used.value()),
                        format_bytes(m.dev_shm_total.value()));
+  }
+  append_gpu_memory(out, run);
+}
+
+// Per GPU, the highest use sampled, and the job's processes on it with their
+// own peaks ("GPU 0 peak 71.2 GiB at +5 m 3 s; pid 812 (rank 0) 70.9 GiB").
+void append_gpu_memory(std::string& out, const evidence::RunEvidence& run) {
+  std::map<int, std::pair<model::Bytes, double>> peaks;  // device -> (peak, time)
+  for (const auto& sample : run.gpu_samples) {
+    for (const auto& device : sample.devices) {
+      if (!device.used) continue;
+      auto& peak = peaks[device.index];
+      if (*device.used >= peak.first) peak = {*device.used, sample.time};
+    }
+  }
+  for (const auto& [index, peak] : peaks) {
+    out += fmt::format("  GPU {} peak {} at +{}", index, format_bytes(peak.first), format_duration(peak.second - run.started.time));
+    std::vector<std::string> users;
+    for (const auto& p : run.processes) {
+      if (!p.gpu_peak || std::find(p.gpu_devices.begin(), p.gpu_devices.end(), index) == p.gpu_devices.end()) continue;
+      const auto rank = p.environment.find("RANK");
+      users.push_back(fmt::format("pid {}{} {}", p.pid, rank == p.environment.end() ? "" : fmt::format(" (rank {})", rank->second),
+                                  format_bytes(*p.gpu_peak)));
+      if (users.size() == 8) break;
+    }
+    if (!users.empty()) out += fmt::format("; {}", fmt::join(users, ", "));
+    out += '\n';
   }
 }
 

@@ -73,7 +73,7 @@ TEST_CASE("refinements: unknown, self, consequence and cyclic references are loa
   CHECK(has_error(rules_with({{"a", R"("refines": ["a"])"}}), "cannot refine itself"));
   CHECK(has_error(rules_with({{"a", R"("refines": ["b"])"}, {"b", R"("refines": ["c"])"}, {"c", R"("refines": ["a"])"}}),
                   "refinements form a cycle"));
-  CHECK(has_error(rules_with({{"a", R"("role": "consequence")"}, {"b", R"("refines": ["a"])"}}), "a consequence rule"));
+  CHECK(has_error(rules_with({{"a", R"("role": "consequence")"}, {"b", R"("refines": ["a"])"}}), "not a primary rule (a consequence)"));
   CHECK(has_error(rules_with({{"a", ""}, {"b", R"("role": "consequence", "refines": ["a"])"}}), "only a primary rule"));
   const RuleSet malformed = parse_text(rule_file({{"refines", R"("general")"}}));
   REQUIRE_FALSE(malformed.ok());
