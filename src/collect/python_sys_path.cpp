@@ -10,12 +10,29 @@ namespace {
 
 constexpr std::string_view kMarker = "ftdiag-python-report ";
 
+// Run with -S, then site's path-building steps by hand (what site.main()
+// does, less sitecustomize and usercustomize): the path is the job's, .pth
+// files included, but none of the user's start-up code runs in ftdiag's
+// helper (a sitecustomize may import torch, or write files the job owns).
+//
 // Python 3 (any version): paths that are not valid UTF-8 (surrogate-escaped
 // bytes) would make json.dumps write lone surrogates, which no JSON reader
 // accepts; they are turned into U+FFFD instead. A leading newline puts the
 // report on a line of its own whatever a site hook printed without one.
 constexpr const char* kScript =
     "import json, os, sys\n"
+    "if sys.path and sys.path[0] == '':\n"
+    "    del sys.path[0]\n"
+    "try:\n"
+    "    import site\n"
+    "    known = site.removeduppaths()\n"
+    "    known = site.venv(known)\n"
+    "    if site.ENABLE_USER_SITE is None:\n"
+    "        site.ENABLE_USER_SITE = site.check_enableusersite()\n"
+    "    known = site.addusersitepackages(known)\n"
+    "    site.addsitepackages(known)\n"
+    "except Exception:\n"
+    "    pass\n"
     "def text(p):\n"
     "    try:\n"
     "        return os.fsencode(p).decode('utf-8', 'replace')\n"
@@ -70,7 +87,7 @@ Missing failure(const std::string& interpreter, const HelperResult& result) {
 }  // namespace
 
 std::vector<std::string> interpreter_report_command(const std::string& interpreter) {
-  return {interpreter, "-B", "-c", kScript};
+  return {interpreter, "-B", "-S", "-c", kScript};
 }
 
 Fact<InterpreterReport> parse_interpreter_report(std::string_view output) {

@@ -8,6 +8,8 @@
  *   FAKE_GPU_MEMORY_TOTAL     bytes per GPU (default 80 GiB)
  *   FAKE_GPU_MEMORY_USED      bytes per GPU (default 1 GiB)
  *   FAKE_GPU_PROCESSES        "pid:bytes,pid:bytes", on GPU 0 (default none)
+ *   FAKE_GPU_PROCESSES_FILE   a file holding the same, read at each call: a
+ *                             job under test names its own pid there
  *   FAKE_GPU_ECC_UNCORRECTED  a count, or "unsupported" (default 0)
  *   FAKE_GPU_ECC_CORRECTED    a count (default 0)
  *
@@ -53,8 +55,17 @@ struct fake_process {
 /* FAKE_GPU_PROCESSES parsed; GPUs other than 0 have none. */
 static inline int fake_gpu_processes(int gpu, struct fake_process out[FAKE_MAX_PROCESSES]) {
   const char* text = fake_env("FAKE_GPU_PROCESSES", "");
+  static char from_file[4096];
+  const char* file = fake_env("FAKE_GPU_PROCESSES_FILE", "");
   int count = 0;
   if (gpu != 0) return 0;
+  if (*file) {
+    FILE* f = fopen(file, "r");
+    size_t n = f ? fread(from_file, 1, sizeof from_file - 1, f) : 0;
+    if (f) fclose(f);
+    from_file[n] = 0;
+    text = from_file;
+  }
   while (*text && count < FAKE_MAX_PROCESSES) {
     char* end = NULL;
     out[count].pid = (unsigned)strtoul(text, &end, 10);

@@ -238,3 +238,43 @@ TEST_CASE("preflight: ftdiag run --no-environment records no environment") {
 }
 
 }  // namespace ftdiag::itest
+
+namespace ftdiag::itest {
+
+TEST_CASE("preflight: ftdiag run samples GPU memory per device and per process of the job") {
+  TempDir tmp;
+  const auto processes_file = tmp / "gpu-processes";
+  // The job tells the fake NVML that it holds 3 GiB of GPU 0, then works a while.
+  const std::string job =
+      "import os, time\n"
+      "open(os.environ['FAKE_GPU_PROCESSES_FILE'], 'w').write('%d:3221225472' % os.getpid())\n"
+      "time.sleep(4.5)\n";
+  Launch launch{{ftdiag_binary().string(), "run", "--job-dir", (tmp / "job").string(), "--", kDebianPython, "-c", job}};
+  launch.env = seed_node({{"FAKE_GPU_PROCESSES_FILE", processes_file.string()}, {"FAKE_GPU_MEMORY_USED", "4294967296"}});
+  const auto outcome = run(launch, 90);
+  REQUIRE_MESSAGE(outcome.exited_with(0), outcome.describe());
+  INFO("ftdiag said: ", outcome.err);
+  CHECK(contains(outcome.err, "GPU 0 peak 4.0 GiB"));
+  auto analysis = analyze(tmp / "job");
+  REQUIRE_MESSAGE(analysis.outcome.exited_with(0), analysis.outcome.describe());
+  auto& run_evidence = analysis.report["evidence"]["hosts"][0]["runs"][0];
+  REQUIRE(run_evidence["gpu_samples"].is_array());
+  CHECK(run_evidence["gpu_samples"].size() >= 2);
+  CHECK(run_evidence["gpu_samples"].size() <= 4);  // every 2 s over 4.5 s
+  bool job_seen = false;
+  for (auto& process : run_evidence["processes"]) {
+    if (process["pid"] != run_evidence["started"]["job_pid"]) continue;
+    job_seen = true;
+    CHECK(process["gpu_peak_bytes"] == 3221225472ULL);
+    CHECK(process["gpu_devices"] == json::array({0}));
+  }
+  CHECK(job_seen);
+  // The probe and the snapshot are ftdiag's own: not in the job's tree.
+  for (auto& process : run_evidence["processes"]) {
+    const std::string argv0 = process["argv"].empty() ? "" : process["argv"][0].get<std::string>();
+    CHECK(argv0.find("ftdiag-gpu-probe") == std::string::npos);
+    CHECK(argv0.find("ftdiag") == std::string::npos);
+  }
+}
+
+}  // namespace ftdiag::itest

@@ -88,7 +88,7 @@ TEST_CASE("python environment: Debian's python3 and its CPU-only torch 1.13") {
   REQUIRE_MESSAGE(python.read, (python.read ? "" : python.read.missing().detail));
   CHECK(python.interpreter == kDebianPython);
   CHECK(python.found_by == "--python");
-  CHECK(python.command.starts_with("/usr/bin/python3 -B -c "));
+  CHECK(python.command.starts_with("/usr/bin/python3 -B -S -c "));
   CHECK(python.version.starts_with("3."));
   CHECK(std::find(python.sys_path.begin(), python.sys_path.end(), kDebianSite) != python.sys_path.end());
   CHECK(std::find(python.sys_path.begin(), python.sys_path.end(), "") == python.sys_path.end());

@@ -147,7 +147,7 @@ TEST_CASE("verdict: a clean exit has no finding") {
   CHECK(report["findings"].empty());
   CHECK(report["verdict"]["cause"] == "unknown");
   CHECK(report["verdict"]["confidence"] == 0);
-  CHECK(report["schema_version"] == 2);
+  CHECK(report["schema_version"] == 3);
 }
 
 TEST_CASE("verdict: a job that succeeds after SIGKILLing its own helper ended normally, the kill a note") {

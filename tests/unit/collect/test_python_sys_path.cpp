@@ -40,12 +40,14 @@ TEST_CASE("python sys.path: garbage, a missing field, or no report is unparseabl
   }
 }
 
-TEST_CASE("python sys.path: the command asks with -B -c and nothing else") {
+TEST_CASE("python sys.path: the command asks with -B -S -c and nothing else") {
   const auto argv = interpreter_report_command("/usr/bin/python3");
-  REQUIRE(argv.size() == 4);
+  REQUIRE(argv.size() == 5);
   CHECK(argv[0] == "/usr/bin/python3");
   CHECK(argv[1] == "-B");
-  CHECK(argv[2] == "-c");
-  CHECK(argv[3].find("import json, os, sys") == 0);
-  CHECK(argv[3].find("torch") == std::string::npos);
+  CHECK(argv[2] == "-S");  // site's start-up hooks (sitecustomize) never run
+  CHECK(argv[3] == "-c");
+  CHECK(argv[4].find("import json, os, sys") == 0);
+  CHECK(argv[4].find("torch") == std::string::npos);
+  CHECK(argv[4].find("addsitepackages") != std::string::npos);
 }
