@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "facts/fact_set.h"
 #include "facts/registry.h"
@@ -41,5 +42,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const ftdiag::facts::FactSet kPlain = plain_facts();
   (void)ftdiag::rules::judge(set.rules, kEmpty);
   (void)ftdiag::rules::judge(set.rules, kPlain);
+  // The same bytes as a table file (kind "table"): parsed, then applied.
+  std::vector<ftdiag::rules::DataTable> tables;
+  std::vector<ftdiag::rules::LoadError> errors;
+  ftdiag::rules::parse_table_file(text, "fuzz.json", tables, errors);
+  for (const auto& error : errors) (void)error.describe();
+  ftdiag::facts::FactSet empty = kEmpty, plain = kPlain;
+  ftdiag::rules::apply_tables(tables, empty);
+  ftdiag::rules::apply_tables(tables, plain);
   return 0;
 }

@@ -82,8 +82,8 @@ void gpu_facts(const HostEvidence& host, const std::string& at, FactSet& facts) 
   facts.set("gpu.name", gpu.devices.front().name, here + "/devices/0/name");
   std::string lowest;
   std::size_t lowest_at = 0;
-  std::uint64_t ecc = 0;
-  bool ecc_known = false;
+  std::uint64_t ecc = 0, memory = 0;
+  bool ecc_known = false, memory_known = !gpu.devices.empty();
   for (std::size_t i = 0; i < gpu.devices.size(); ++i) {
     const auto& d = gpu.devices[i];
     if (!d.compute_capability.empty() && (lowest.empty() || compare_versions(d.compute_capability, lowest) < 0)) {
@@ -94,9 +94,24 @@ void gpu_facts(const HostEvidence& host, const std::string& at, FactSet& facts) 
       ecc += *d.ecc_uncorrected;
       ecc_known = true;
     }
+    if (d.memory_total) memory += *d.memory_total;
+    else memory_known = false;
   }
   if (!lowest.empty()) facts.set("gpu.compute_capability", lowest, fmt::format("{}/devices/{}/compute_capability", here, lowest_at));
   if (ecc_known) facts.set("gpu.ecc_uncorrected", static_cast<std::int64_t>(ecc), here + "/devices");
+  if (memory_known) facts.set("gpu.memory_total_bytes", static_cast<std::int64_t>(memory), here + "/devices");
+}
+
+// Host memory a job may use (the node's RAM, or its cgroup's limit when
+// lower) over all the GPUs' memory: saves and loads stage on the host.
+void host_to_gpu_memory(const HostEvidence& host, const std::string& at, FactSet& facts) {
+  const auto& gpu_memory = facts.get("gpu.memory_total_bytes").value;
+  if (!host.system || !gpu_memory || !host.system.value().mem_total) return;
+  const auto& system = host.system.value();
+  double ram = static_cast<double>(system.mem_total.value());
+  if (system.cgroup_limit && system.cgroup_limit.value()) ram = std::min(ram, static_cast<double>(*system.cgroup_limit.value()));
+  const double gpus = as_number(gpu_memory.value());
+  if (gpus > 0) facts.set("host.ram_to_gpu_memory_ratio", ram / gpus, at + "/system/mem_total_bytes");
 }
 
 const model::PythonPackage* find_package(const model::PythonEnvironment& python, std::string_view name, std::size_t* index = nullptr) {
@@ -314,6 +329,7 @@ void extract_environment_facts(const EvidenceDocument& document, const std::opti
   gpu_facts(host, at, facts);
   python_facts(host, at, facts);
   system_facts(host, at, facts);
+  host_to_gpu_memory(host, at, facts);
   gpu_sample_facts(document, *host_index, facts);
 }
 

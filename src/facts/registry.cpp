@@ -199,6 +199,7 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"gpu.driver_cuda_version", string, version, "the newest CUDA the driver supports (cuDriverGetVersion: 12010 is \"12.1\")"},
     {"gpu.driver_cuda_major", integer, none, "the major version of gpu.driver_cuda_version"},
     {"gpu.cuda_init_result", integer, none, "cuInit's CUresult (0: the driver initialised; 100: no device; 999: unknown error)"},
+    {"gpu.memory_total_bytes", integer, bytes, "the memory of all the GPUs together"},
     {"gpu.ecc_uncorrected", integer, count, "uncorrected ECC errors over all GPUs since the driver loaded (volatile counters)"},
     {"gpu.arch_min_driver", string, version, "the oldest driver that supports the GPU's architecture (table gpu-architectures)"},
     {"gpu.arch_name", string, none, "the GPU's architecture by its compute capability (table gpu-architectures)"},
@@ -236,6 +237,7 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     // The host's settings (read by preflight, or by ftdiag run as the job started).
     {"host.mem_total_bytes", integer, bytes, "the node's RAM"},
     {"host.swap_total_bytes", integer, bytes, "the node's swap"},
+    {"host.ram_to_gpu_memory_ratio", number, none, "the node's RAM (or the cgroup's limit, when lower) over the memory of all its GPUs (rule of thumb: 1.5 to 2)"},
     {"host.cgroup_limit_bytes", integer, bytes, "the memory limit of the cgroup a job started here runs in; missing when it has none"},
     {"host.cgroup_limit_ratio", number, ratio, "that limit over the node's RAM"},
     {"host.shm_total_bytes", integer, bytes, "the size of /dev/shm"},
