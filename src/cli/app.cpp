@@ -22,7 +22,7 @@ std::vector<std::string> take_command_after_dashes(int& argc, char** argv) {
   if (argc < 2 || (std::string_view(argv[1]) != "run" && std::string_view(argv[1]) != "preflight")) return {};
   // Their options that take a value as the next word.
   constexpr std::string_view kWithValue[] = {"--job-dir", "--interval", "--rules",    "--python",      "--deepspeed",
-                                             "--model",   "--format",   "--gpu-timeout", "--snapshot-to"};
+                                             "--model",   "--format",   "--gpu-timeout", "--save-environment"};
   for (int i = 2; i < argc; ++i) {
     const std::string_view word(argv[i]);
     if (word == "--") {

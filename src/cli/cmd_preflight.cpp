@@ -3,8 +3,9 @@
 // facts and rules engine as a verdict (the rules whose role is "check").
 // Exit 0: nothing found (notes at most); 1: problems found; 2: usage.
 //
-// `--snapshot-to FILE` is how `ftdiag run` records the environment beside
-// the job: the same reading, written as environment.json, nothing printed.
+// `--save-environment FILE` also writes what was read in environment.json's
+// form (evidence/environment_file.h): put into a run folder, `ftdiag
+// analyze` judges a later crash with it.
 #include <unistd.h>
 
 #include <cstdio>
@@ -39,7 +40,7 @@ struct PreflightArguments {
   std::string model;
   std::string format = "text";
   std::vector<std::string> rule_dirs;
-  std::string snapshot_to;
+  std::string save_environment;
   bool no_gpu = false;
   double gpu_timeout_s = 15;
 };
@@ -84,13 +85,12 @@ int preflight(const PreflightArguments& args) {
       .probe_gpus = !args.no_gpu,
       .gpu_deadline = std::chrono::milliseconds(static_cast<long>(args.gpu_timeout_s * 1000))};
   auto snapshot = collectors::collect_environment(request);
-  if (!args.snapshot_to.empty()) {
-    auto written = evidence::write_environment_file(args.snapshot_to, snapshot);
+  if (!args.save_environment.empty()) {
+    auto written = evidence::write_environment_file(args.save_environment, snapshot);
     if (!written) {
       std::fprintf(stderr, "ftdiag preflight: %s\n", written.missing().detail.c_str());
       return kExitInputUnreadable;
     }
-    return kExitOk;
   }
   auto rules = load_rule_set(args.rule_dirs);
   if (!rules) return kExitRulesInvalid;
@@ -138,8 +138,8 @@ Action add_preflight_command(CLI::App& app, std::vector<std::string> command_aft
   cmd->add_flag("--no-gpu", args->no_gpu, "Do not ask the GPU driver (no probe process)");
   cmd->add_option("--gpu-timeout", args->gpu_timeout_s, "Seconds the GPU probe may take (a broken driver hangs)")
       ->check(CLI::Range(0.1, 600.0));
-  cmd->add_option("--snapshot-to", args->snapshot_to, "Write the environment read to FILE as JSON, print nothing (ftdiag run)")
-      ->group("");  // internal: hidden from --help
+  cmd->add_option("--save-environment", args->save_environment,
+                  "Also write the environment read to FILE (the form of a run folder's environment.json)");
   return [args] { return preflight(*args); };
 }
 

@@ -10,11 +10,14 @@
 #include "cli/diagnosis.h"
 #include "cli/exit_codes.h"
 #include "evidence/crash_files.h"
+#include "collectors/environment.h"
 #include "evidence/environment_file.h"
 #include "report/run_summary.h"
 #include "report/verdict_text.h"
 #include "supervise/exit_mirror.h"
 #include "supervise/supervisor.h"
+
+extern char** environ;
 
 namespace ftdiag::cli {
 
@@ -42,18 +45,21 @@ struct RunArguments {
   supervise::SupervisorOptions options;
   std::vector<std::string> rule_dirs;
   bool quiet = false;
-  bool environment = true;  // --no-environment: no snapshot beside the job
+  bool environment = true;  // --no-environment: no environment.json
 };
 
-// The environment snapshot beside the job: this very ftdiag, as
-// `preflight --snapshot-to RUN/environment.json -- CMD` (cmd_preflight.cpp).
-std::vector<std::string> snapshot_command(const std::vector<std::string>& job, const std::filesystem::path& run_dir) {
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return {};
-  std::vector<std::string> argv{self.string(), "preflight", "--snapshot-to", (run_dir / evidence::kEnvironmentFileName).string(), "--"};
-  argv.insert(argv.end(), job.begin(), job.end());
-  return argv;
+// The environment the job ran in (the GPUs, the Python installation its
+// command uses, the host's settings), read as `ftdiag preflight` reads it
+// and written to RUN/environment.json. Once the job has ended: while it ran,
+// the interpreter and the GPU probe would have shared its memory cgroup and
+// moved its peak. The installation is the one the job ran with; a driver
+// that changed under a running job is beyond this.
+void record_environment(const std::vector<std::string>& job, const std::filesystem::path& run_dir) {
+  std::vector<std::string> environment;
+  for (char** e = environ; e && *e; ++e) environment.emplace_back(*e);
+  const auto snapshot = collectors::collect_environment({.command = job, .environment = std::move(environment)});
+  auto written = evidence::write_environment_file(run_dir / evidence::kEnvironmentFileName, snapshot);
+  if (!written) std::fprintf(stderr, "ftdiag: could not record the environment: %s\n", written.missing().detail.c_str());
 }
 
 // The verdict comes from the supervisor's own state (every journaled record
@@ -83,15 +89,19 @@ int run_supervised(RunArguments& args) {
   if (phases) args.options.phases = &phases.value();
   const auto line_events = load_line_events();
   if (line_events) args.options.line_events = &*line_events;
-  if (args.environment) {
-    args.options.side_program = [job = args.options.argv](const std::filesystem::path& run_dir) { return snapshot_command(job, run_dir); };
-  }
   auto outcome = supervise::supervise(args.options);
   if (auto* failure = std::get_if<supervise::SupervisorFailure>(&outcome)) {
     std::fprintf(stderr, "%s\n", failure->message.c_str());
     return failure->exit_code;
   }
   const auto& job = std::get<supervise::SupervisedJob>(outcome);
+  if (args.environment) {
+    try {
+      record_environment(args.options.argv, job.run_dir);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ftdiag: could not record the environment: %s\n", e.what());
+    }
+  }
   if (!args.quiet) {
     // A diagnosis that fails must never change how the job's end is reported.
     try {
@@ -120,7 +130,7 @@ Action add_run_command(CLI::App& app, std::vector<std::string> command_after_das
   run->add_flag("--no-probes", [args](std::int64_t) { args->options.probes = false; },
                 "Put nothing into the job's processes: no crash handler (LD_PRELOAD), no Python probe, no PYTHONFAULTHANDLER");
   run->add_flag("--no-environment", [args](std::int64_t) { args->environment = false; },
-                "Do not record the environment beside the job (GPUs, the Python installation, host settings: environment.json)");
+                "Do not record the environment when the job ends (GPUs, the Python installation, host settings: environment.json)");
   run->add_option("--rules", args->rule_dirs, "A directory (or file) of extra rules for the verdict; repeatable");
   // The job's command: after "--" (taken out before parsing), or from the
   // first word that is not one of ftdiag's options, passed through as is.

@@ -4,7 +4,6 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -73,33 +72,5 @@ void SideProgram::ended(int wait_status) {
   wait_status_ = wait_status;
 }
 
-std::string SideProgram::finish(double seconds) {
-  const timespec pause{0, 20 * 1000 * 1000};
-  for (double waited = 0; !ended_ && waited < seconds; waited += 0.02) {
-    int status = 0;
-    const pid_t got = ::waitpid(pid_, &status, WNOHANG);
-    if (got == pid_) {
-      ended(status);
-      break;
-    }
-    if (got < 0 && errno != EINTR) {
-      ended_ = true;  // reaped elsewhere, status unknown
-      return {};
-    }
-    ::nanosleep(&pause, nullptr);
-  }
-  if (!ended_) {
-    ::kill(-pid_, SIGKILL);
-    int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
-    ended(status);
-    return fmt::format("still running after {:.0f} s: killed", seconds);
-  }
-  if (WIFEXITED(wait_status_) && WEXITSTATUS(wait_status_) <= 1) return {};  // preflight: 1 means "problems found"
-  if (WIFEXITED(wait_status_)) return fmt::format("exited with code {}", WEXITSTATUS(wait_status_));
-  if (WIFSIGNALED(wait_status_)) return fmt::format("killed by signal {}", WTERMSIG(wait_status_));
-  return {};
-}
 
 }  // namespace ftdiag::supervise

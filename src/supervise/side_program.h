@@ -1,9 +1,8 @@
-// A program ftdiag runs beside the job, for itself (the environment
-// snapshot: `ftdiag preflight --snapshot-to RUN/environment.json`): in a
-// process group of its own, so the terminal's Ctrl-C and ftdiag's forwarded
-// signals never reach it, with no terminal, and left out of the job's tree
-// (process_tracker.h's exclusion). Reaped by the event loop like any child;
-// at the end ftdiag waits for it a bounded time, then kills it.
+// A program ftdiag runs beside the job, for itself (the GPU probe's --watch):
+// in a process group of its own, so the terminal's Ctrl-C and ftdiag's
+// forwarded signals never reach it, with no terminal, and left out of the
+// job's tree (process_tracker.h's exclusion, which covers what it starts).
+// Reaped by the event loop like any child; stopped when the job has ended.
 #pragma once
 
 #include <sys/types.h>
@@ -31,10 +30,6 @@ class SideProgram {
   bool running() const { return !ended_; }
   // The event loop reaped it (waitpid(-1) saw this pid).
   void ended(int wait_status);
-
-  // Waits until it ends or `seconds` pass, then kills its process group.
-  // Empty when it ended by itself with status 0; else what happened, in words.
-  std::string finish(double seconds);
 
  private:
   SideProgram(pid_t pid, UniqueFd output) : pid_(pid), output_(std::move(output)) {}

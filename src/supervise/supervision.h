@@ -88,8 +88,6 @@ class Supervision {
   void apply_scan();
   void take_sample();
   void finish();
-  void start_side_program();
-  void finish_side_program();
   void start_gpu_watch();
   void on_gpu_watch();
   void finish_gpu_watch();
@@ -131,7 +129,6 @@ class Supervision {
   std::unique_ptr<RawModeGuard> raw_mode_;
   std::optional<OutputRelay> out_relay_;
   std::optional<OutputRelay> err_relay_;
-  std::optional<SideProgram> side_program_;
   std::optional<SideProgram> gpu_watch_;
   std::string gpu_watch_buffer_;   // a line not yet ended
   bool gpu_inventory_seen_ = false;

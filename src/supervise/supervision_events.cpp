@@ -172,10 +172,6 @@ void Supervision::on_child_exits() {
       }
     }
     if (was_relay) continue;
-    if (side_program_ && side_program_->pid() == pid) {
-      side_program_->ended(wait_status);
-      continue;
-    }
     if (gpu_watch_ && gpu_watch_->pid() == pid) {
       gpu_watch_->ended(wait_status);
       continue;

@@ -53,25 +53,11 @@ void Supervision::finish() {
                                                               still.size(), fmt::join(still, ", "))});
   }
   finish_gpu_watch();
-  finish_side_program();
   syncer_.reset();  // joins the worker after its last sync (none when it could not start)
   console_.finish();
   journal_.append_durable(evidence::RunEnded{wall_clock_now(), *job_status_});
   if (raw_mode_) raw_mode_->restore();
   ::sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
-}
-
-void Supervision::start_side_program() {
-  if (!options_.side_program) return;
-  const auto argv = options_.side_program(dir_.path());
-  if (argv.empty()) return;
-  auto started = SideProgram::start(argv);
-  if (!started) {
-    journal_.append(evidence::SupervisorNote{wall_clock_now(), fmt::format("the environment snapshot did not start: {}", started.missing().detail)});
-    return;
-  }
-  side_program_.emplace(std::move(started).value());
-  tracker_.exclude(side_program_->pid());  // ftdiag's own, not the job's
 }
 
 void Supervision::start_gpu_watch() {
@@ -136,18 +122,6 @@ void Supervision::finish_gpu_watch() {
   tracker_.forget_excluded(gpu_watch_->pid());
 }
 
-void Supervision::finish_side_program() {
-  if (!side_program_) return;
-  // A job that dies at once (CUDA initialisation) still gets its environment
-  // recorded: the GPU probe's deadline plus the interpreter's, at most.
-  constexpr double kSnapshotWait = 30;
-  const auto problem = side_program_->finish(kSnapshotWait);
-  tracker_.forget_excluded(side_program_->pid());
-  if (!problem.empty()) {
-    journal_.append(evidence::SupervisorNote{wall_clock_now(), fmt::format("the environment snapshot {}", problem)});
-  }
-}
-
 std::variant<SupervisedJob, SupervisorFailure> Supervision::run() {
   // Blocked while ftdiag is still single-threaded, so every later thread
   // inherits the mask and only the signalfd takes these signals.
@@ -192,7 +166,6 @@ std::variant<SupervisedJob, SupervisorFailure> Supervision::run() {
   journal_.append(started_);
   start_syncer();
   record_seen(tracker_.adopt(job_pid_, "spawn", wall_clock_now(), options_.argv));
-  start_side_program();
   start_gpu_watch();
   sampler_.locate_cgroup_of(job_pid_);
   take_sample();

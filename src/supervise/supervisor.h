@@ -3,7 +3,6 @@
 #pragma once
 
 #include <filesystem>
-#include <functional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -33,10 +32,6 @@ struct SupervisorOptions {
   // Put the probes into the job's processes (docs/probes.md): the crash
   // handler, the Python probe, PYTHONFAULTHANDLER. --no-probes: none.
   bool probes = true;
-  // A program run beside the job for ftdiag itself, given the run folder:
-  // the environment snapshot (GPUs, Python, host settings) that
-  // `ftdiag run` takes as the job starts. Null or empty argv: none.
-  std::function<std::vector<std::string>(const std::filesystem::path& run_dir)> side_program;
   // Sample GPU memory per device and process with the GPU probe's --watch
   // mode (docs/probes.md), at its own rate: NVML calls cost milliseconds
   // each, and GPU memory moves slower than host memory's spikes.

@@ -190,6 +190,18 @@ TEST_CASE("preflight: Debian's CPU torch without a GPU driver has no CUDA findin
   CHECK(cpu_torch);
 }
 
+TEST_CASE("preflight: --save-environment writes what analyze reads from a run folder") {
+  TempDir tmp;
+  const auto file = tmp / "environment.json";
+  const auto outcome = preflight({"--save-environment", file.string()}, seed_node(), {kDebianPython, "train.py"});
+  CHECK_MESSAGE(outcome.exited_with(1), outcome.describe());
+  CHECK(contains(outcome.out, "cu121"));  // still printed
+  auto saved = json::parse(read_text(file), nullptr, false);
+  REQUIRE(saved.is_object());
+  CHECK(saved["gpu"]["cuda_driver_version"] == 12010);
+  CHECK(saved["command"] == json::array({kDebianPython, "train.py"}));
+}
+
 TEST_CASE("preflight: usage errors exit 2") {
   CHECK(preflight({"--deepspeed", "/nonexistent/ds.json"}, {}).exited_with(2));
   CHECK(preflight({"--model", "/nonexistent/model"}, {}).exited_with(2));
