@@ -18,6 +18,14 @@ namespace ftdiag::itest {
 namespace {
 
 constexpr std::uint64_t kLimit = kOomTestLimit;
+// The small job's own peak stays far below the earlier job's (at the limit).
+// It counts ftdiag too, which shares the cgroup: a sanitized ftdiag alone
+// is ~140 MiB (its shadow memory), more than a quarter of the 512 MiB limit.
+#ifdef FTDIAG_SANITIZED
+constexpr std::uint64_t kOwnPeakCeiling = kLimit / 2;
+#else
+constexpr std::uint64_t kOwnPeakCeiling = kLimit / 4;
+#endif
 
 std::uint64_t read_number(const fs::path& file) { return std::stoull(read_text(file)); }
 
@@ -62,7 +70,7 @@ void check_own_figures(SmallJob& job) {
   auto& memory = job.run["memory"];
   INFO("memory: ", memory.dump());
   REQUIRE(memory["cgroup_peak_bytes"].is_number());
-  CHECK(memory["cgroup_peak_bytes"].get<std::uint64_t>() < kLimit / 4);
+  CHECK(memory["cgroup_peak_bytes"].get<std::uint64_t>() < kOwnPeakCeiling);
   CHECK_MESSAGE(job.text.find("oom_kill 0") != std::string::npos, job.text);
   CHECK_MESSAGE(job.text.find("(100%)") == std::string::npos, job.text);
   CHECK_MESSAGE(job.verdict["cause"] != "container-oom", job.verdict.dump());
@@ -89,7 +97,7 @@ TEST_CASE("reused cgroup v1: a job alone in it after an OOM kill gets its own pe
   check_own_figures(job);
   CHECK(job.run["memory"]["cgroup"]["peak_reset"] == true);
   // The kernel's peak, reset as the job started, is the job's own.
-  CHECK(job.run["memory"]["cgroup"]["peak_bytes"].get<std::uint64_t>() < kLimit / 4);
+  CHECK(job.run["memory"]["cgroup"]["peak_bytes"].get<std::uint64_t>() < kOwnPeakCeiling);
 }
 
 TEST_CASE("reused cgroup v1: shared with another process, the peak is sampled and the reason given") {
