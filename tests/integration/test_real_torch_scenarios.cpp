@@ -30,9 +30,11 @@ constexpr const char* kPython = "/usr/bin/python3";
 constexpr double kScenarioDeadline = 150;
 
 // Two ranks and the launcher, each with torch imported, take ~400 MiB of a
-// cgroup. ftdiag runs in the cgroup too; sanitized it needs ~100 MiB more.
+// cgroup. ftdiag runs in the cgroup too; sanitized, it and its helpers (the
+// relays, the tracer's cleaner) charge ~250 MiB more: with 128 the kernel
+// once chose the sanitized ftdiag as the OOM victim while torch imported.
 #ifdef FTDIAG_SANITIZED
-constexpr std::uint64_t kFtdiagMiB = 128;
+constexpr std::uint64_t kFtdiagMiB = 256;
 #else
 constexpr std::uint64_t kFtdiagMiB = 0;
 #endif
