@@ -83,6 +83,18 @@ inline RuleSet parse_text(std::string_view text, const std::string& file = "rule
   return set;
 }
 
+// The rule file with `when` replaced, and its parse.
+struct Loaded {
+  std::string text;
+  RuleSet set;
+};
+
+inline Loaded with_when(const std::string& when) {
+  Loaded l{rule_file({{"when", when}}), {}};
+  l.set = parse_text(l.text);
+  return l;
+}
+
 inline facts::FactSet facts_of(std::vector<std::pair<std::string, facts::FactValue>> values) {
   facts::FactSet set;
   for (auto& [name, value] : values) set.set(name, std::move(value), "/test/" + name);

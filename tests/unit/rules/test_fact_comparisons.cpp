@@ -15,16 +15,6 @@ using namespace ftdiag::rules::testing;
 
 namespace {
 
-struct Loaded {
-  std::string text;
-  RuleSet set;
-};
-
-Loaded with_when(const std::string& when) {
-  Loaded l{rule_file({{"when", when}}), {}};
-  l.set = parse_text(l.text);
-  return l;
-}
 
 // The `when` of a rule that must load.
 Condition when_of(const std::string& when) {

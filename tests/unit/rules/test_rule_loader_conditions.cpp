@@ -12,17 +12,6 @@ using namespace ftdiag::rules::testing;
 
 namespace {
 
-// The rule file with `when` replaced, and its parse.
-struct Loaded {
-  std::string text;
-  RuleSet set;
-};
-
-Loaded with_when(const std::string& when) {
-  Loaded l{rule_file({{"when", when}}), {}};
-  l.set = parse_text(l.text);
-  return l;
-}
 
 std::string matches_pattern(const std::string& pattern) {
   return R"({"fact": "console.tail", "matches": ")" + pattern + "\"}";
