@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config clang
   libunwind-dev libdw-dev libelf-dev
-  nlohmann-json3-dev libsimdjson-dev doctest-dev libcli11-dev libfmt-dev libre2-dev libyaml-cpp-dev
+  nlohmann-json3-dev libsimdjson-dev doctest-dev libcli11-dev libfmt-dev libre2-dev libyaml-cpp-dev libhyperscan-dev
   python3 util-linux procps
   # eu-stack and gdb: the baselines of bench/symbolize_core (and gdb writes a test's core).
   elfutils gdb

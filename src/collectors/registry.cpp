@@ -1,7 +1,11 @@
 #include "collectors/registry.h"
 
+#include "collectors/environment_reports.h"
+#include "collectors/checkpoint_dirs.h"
+#include "collectors/config_files.h"
 #include "collectors/journal_collector.h"
 #include "collectors/kernel_log_collector.h"
+#include "collectors/log_files.h"
 
 namespace ftdiag::collectors {
 
@@ -10,7 +14,14 @@ const std::vector<const Collector*>& all_collectors() {
   // The kernel log's reader places its records by the runs' times: after
   // the journal.
   static const KernelLogCollector kernel_log;
-  static const std::vector<const Collector*> list{&journal, &kernel_log};
+  // Kernel lines found in plain logs join the kernel log read before them.
+  static const LogFilesCollector log_files;
+  // After the journal, so that the reports go to the host whose runs are analyzed.
+  static const EnvironmentReportsCollector environment_reports;
+  // Configs and checkpoint folders left beside the job.
+  static const ConfigFilesCollector configs;
+  static const CheckpointDirsCollector checkpoints;
+  static const std::vector<const Collector*> list{&journal, &kernel_log, &log_files, &environment_reports, &configs, &checkpoints};
   return list;
 }
 

@@ -33,7 +33,10 @@ namespace ftdiag::evidence {
 //   6  a host carries its GPUs (gpu), the Python installation (python) and
 //      its settings (system), and a run the GPU memory it sampled
 //      (gpu_samples).
-inline constexpr int kSchemaVersion = 6;
+//   7  a log file carries its size, whether it ends mid-line, NUL bytes,
+//      the phases it marks and its last lines by line number, and how many
+//      kernel lines it held.
+inline constexpr int kSchemaVersion = 7;
 
 // One process of the job tree, kept whole: the job itself, every process
 // that died by a signal or failed, every one still running at the end, and
@@ -275,14 +278,45 @@ struct RunEvidence {
   bool operator==(const RunEvidence&) const = default;
 };
 
+// A stretch of lines of a plain log that mark the same training phase (as
+// PhaseStretch for console.log, placed by line numbers: a plain log's lines
+// carry a time only when their text starts with one).
+struct LogPhase {
+  std::string phase;
+  std::uint64_t first_line_number = 0;  // 1-based, as an editor counts lines
+  std::uint64_t last_line_number = 0;
+  std::uint64_t lines = 0;
+  std::string first_line;               // its text, cut at kMaxMarkerText bytes
+  std::optional<double> first_time;     // when the first line's text says
+
+  bool operator==(const LogPhase&) const = default;
+};
+
+// One of the last lines of a plain log.
+struct LogLine {
+  std::uint64_t line_number = 0;
+  std::string text;  // what a terminal shows: the last "\r" redraw of the line, cut at kMaxEventText
+
+  bool operator==(const LogLine&) const = default;
+};
+
 // A log file that was not written by ftdiag (a launcher's or trainer's
-// output, a Slurm log): the events recognised in it.
+// output, a Slurm log, a pasted console): what was recognised in it, each
+// with its line number (evidence/log_file_scan.h).
 struct LogFileEvidence {
   Provenance from;
   std::uint64_t line_count = 0;
+  std::uint64_t bytes = 0;
   Fact<bool> complete = true;     // Missing: the read stopped early, and why
-  std::vector<LogEvent> events;   // oldest first, at most kMaxLogEvents
+  // The last line has no line end: the writer stopped mid-line (a process
+  // killed while printing, a file copied while written).
+  bool ends_mid_line = false;
+  std::uint64_t nul_bytes = 0;    // a file with holes or binary garbage says so
+  std::vector<LogEvent> events;   // oldest first: the first and the last kMaxLogEvents / 2
   std::uint64_t events_dropped = 0;
+  std::vector<LogPhase> phases;   // oldest first: the last kMaxPhaseStretches
+  std::vector<LogLine> tail;      // the last lines, oldest first
+  std::uint64_t kernel_lines = 0; // kernel messages inside it (read into the host's kernel evidence)
 
   bool operator==(const LogFileEvidence&) const = default;
 };
@@ -312,6 +346,19 @@ struct CheckpointEvidence {
   bool operator==(const CheckpointEvidence&) const = default;
 };
 
+// A value an environment report stated (torch's collect_env, accelerate
+// env, ds_report, nvidia-smi, a pip list, a sentence: collect/
+// environment_report.h), with the file and line that said it, for the host
+// whose GPUs or Python were not probed. Keys are listed in docs/evidence.md.
+struct ReportedValue {
+  std::string key;     // "torch.cuda_version", "package.deepspeed", "gpu.0.memory_bytes"
+  std::string value;   // "12.1"; sizes in bytes, as a decimal number
+  std::string format;  // the report that said it: "env-report", "ds-report", "nvidia-smi", ..., "prose"
+  Provenance from;
+
+  bool operator==(const ReportedValue&) const = default;
+};
+
 // What a collector did: which sources it read and whether it could. A
 // collector that could not (no permission, nothing there) says so here:
 // absence is evidence.
@@ -339,6 +386,9 @@ struct HostEvidence {
   Fact<model::GpuInventory> gpu = Missing{MissingReason::not_present, "the GPUs were not probed"};
   Fact<model::PythonEnvironment> python = Missing{MissingReason::not_present, "the Python environment was not read"};
   Fact<model::SystemSettings> system = Missing{MissingReason::not_present, "the host's settings were not read"};
+  // What environment reports found with the evidence stated, in the order
+  // read (a key may come from several reports; the first counts).
+  std::vector<ReportedValue> reported;
   std::vector<ConfigEvidence> configs;
   std::vector<LogFileEvidence> logs;
   std::vector<CheckpointEvidence> checkpoints;

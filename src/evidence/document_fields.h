@@ -130,11 +130,30 @@ struct Fields<KernelLogEvidence> {
 };
 
 template <>
+struct Fields<LogPhase> {
+  using T = LogPhase;
+  static constexpr auto list = std::tuple{
+      field("phase", &T::phase, required),    field("first_line_number", &T::first_line_number),
+      field("last_line_number", &T::last_line_number), field("lines", &T::lines),
+      field("first_line", &T::first_line),    field("first_time", &T::first_time)};
+};
+
+template <>
+struct Fields<LogLine> {
+  using T = LogLine;
+  static constexpr auto list = std::tuple{field("line_number", &T::line_number, required), field("text", &T::text, required)};
+};
+
+template <>
 struct Fields<LogFileEvidence> {
   using T = LogFileEvidence;
-  static constexpr auto list = std::tuple{field("from", &T::from), field("line_count", &T::line_count),
-                                          field("complete", &T::complete), field("events", &T::events),
-                                          field("events_dropped", &T::events_dropped)};
+  static constexpr auto list = std::tuple{
+      field("from", &T::from),               field("line_count", &T::line_count),
+      field("bytes", &T::bytes),             field("complete", &T::complete),
+      field("ends_mid_line", &T::ends_mid_line), field("nul_bytes", &T::nul_bytes),
+      field("events", &T::events),           field("events_dropped", &T::events_dropped),
+      field("phases", &T::phases),           field("tail", &T::tail),
+      field("kernel_lines", &T::kernel_lines)};
 };
 
 template <>
@@ -212,6 +231,13 @@ struct Fields<CollectorReport> {
 };
 
 template <>
+struct Fields<ReportedValue> {
+  using T = ReportedValue;
+  static constexpr auto list = std::tuple{field("key", &T::key, required), field("value", &T::value, required),
+                                          field("format", &T::format), field("from", &T::from)};
+};
+
+template <>
 struct Fields<HostEvidence> {
   using T = HostEvidence;
   static constexpr auto list = std::tuple{
@@ -220,7 +246,7 @@ struct Fields<HostEvidence> {
       field("configs", &T::configs),         field("logs", &T::logs),
       field("checkpoints", &T::checkpoints), field("crashes", &T::crashes),
       field("gpu", &T::gpu),                 field("python", &T::python),
-      field("system", &T::system)};
+      field("system", &T::system),           field("reported", &T::reported)};
 };
 
 template <>

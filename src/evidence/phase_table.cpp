@@ -48,6 +48,7 @@ Fact<PhaseTable> PhaseTable::parse(std::string_view json_text, const std::string
         return fail(fmt::format("/phases/{}/patterns/{}: bad regular expression: {}", i, k, error));
       }
       table.pattern_phase_.push_back(name);
+      table.patterns_.push_back(pattern.get<std::string>());
     }
   }
   if (!table.set_->Compile()) return fail("the patterns are too large to compile");

@@ -32,11 +32,17 @@ class PhaseTable {
   // The phase a line marks, if any.
   std::optional<std::string_view> classify(std::string_view line) const;
   const std::vector<std::string>& phases() const { return phase_names_; }
+  // Every pattern in table order, and the phase each marks: for scanners
+  // that search all patterns at once (parse/multi_pattern.h) and then take
+  // the lowest index that matched a line, as classify() does.
+  const std::vector<std::string>& patterns() const { return patterns_; }
+  const std::string& phase_of_pattern(std::size_t index) const { return pattern_phase_.at(index); }
 
  private:
   PhaseTable();
   std::unique_ptr<re2::RE2::Set> set_;
   std::vector<std::string> pattern_phase_;  // pattern index -> phase
+  std::vector<std::string> patterns_;
   std::vector<std::string> phase_names_;
 };
 

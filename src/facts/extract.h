@@ -24,5 +24,6 @@ void extract_gasp_facts(const evidence::EvidenceDocument& document, const std::o
 void extract_crash_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 void extract_environment_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 void extract_phase_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
+void extract_config_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 
 }  // namespace ftdiag::facts

@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "facts/extract.h"
+#include "facts/reported_environment.h"
 #include "facts/version_order.h"
 
 namespace ftdiag::facts {
@@ -25,7 +26,7 @@ std::optional<std::size_t> environment_host(const EvidenceDocument& document, co
   if (incident && incident->run && incident->run->host < document.hosts.size()) return incident->run->host;
   for (std::size_t h = 0; h < document.hosts.size(); ++h) {
     const auto& host = document.hosts[h];
-    if (host.gpu || host.python || host.system) return h;
+    if (host.gpu || host.python || host.system || !host.reported.empty()) return h;
   }
   if (!document.hosts.empty()) return 0;
   return std::nullopt;
@@ -330,6 +331,7 @@ void extract_environment_facts(const EvidenceDocument& document, const std::opti
   python_facts(host, at, facts);
   system_facts(host, at, facts);
   host_to_gpu_memory(host, at, facts);
+  reported_environment_facts(host, at, facts);
   gpu_sample_facts(document, *host_index, facts);
 }
 

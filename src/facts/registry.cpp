@@ -189,6 +189,9 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"console.exception", string, none, "the exception line that ended the last Python traceback in the console's last lines (\"RuntimeError: ...\")"},
     {"console.exception_before_death", string, none, "the exception line of the last Python traceback that ended before the incident: what a process reported before the first death, not a launcher's re-raise after it"},
 
+    // Where the environment facts (gpu.*, torch.*, python.*, host.*) came from.
+    {"environment.source", string, none, "probe (ftdiag read the GPUs, the Python installation or the host's settings itself), report (only environment reports found with the evidence: collect_env, ds_report, nvidia-smi, pip lists, a user's sentence) or both (reports filled what was not probed)"},
+
     // The GPUs and their driver, as the GPU probe read them (probes/gpu).
     {"gpu.probe_ok", boolean, none, "the GPU probe ran and answered (false: it crashed, hung or could not start: a broken driver install does that)"},
     {"gpu.probe_failure", string, none, "why the GPU probe gave no answer: how it failed (\"killed by SIGSEGV\", \"timed out after 15 s\"), or why it did not run"},
@@ -221,6 +224,7 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"cuda.build_min_driver", string, version, "the oldest driver that fully supports torch's CUDA (table cuda-toolkit-drivers)"},
     {"cuda.build_compat_min_driver", string, version, "the oldest driver that runs torch's CUDA under minor-version compatibility (table cuda-toolkit-drivers)"},
     {"cuda.runtime_wheel_version", string, version, "the version of the nvidia-cuda-runtime wheel installed beside torch"},
+    {"cuda.toolkit_version", string, version, "the CUDA toolkit installed on the host (nvcc, as collect_env or ds_report found it): what extensions built at run time (DeepSpeed ops) compile with"},
     {"deepspeed.version", string, none, "DeepSpeed's version"},
     {"deepspeed.built_torch_release", string, version, "the torch major.minor DeepSpeed's ops were built against (git_version_info_installed.py)"},
     {"deepspeed.built_cuda_version", string, version, "the CUDA DeepSpeed's ops were built with"},
@@ -252,6 +256,29 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"host.kernel_log_readable", boolean, none, "ftdiag could open the kernel log (/dev/kmsg) here"},
     {"host.as_root", boolean, none, "the settings were read as root"},
     {"host.oom_daemons", string, none, "userspace OOM killers running now (systemd-oomd, earlyoom), or none"},
+
+    // What a job left beside it: its configurations and checkpoint folders
+    // (the configs and checkpoints collectors; docs/evidence.md).
+    {"config.zero_stage", integer, none, "DeepSpeed's ZeRO stage (0-3), from the DeepSpeed config, accelerate's deepspeed_config or accelerate launch --zero_stage"},
+    {"config.offload_optimizer", string, none, "where ZeRO keeps the optimizer states: cpu, nvme or none (none also when a whole DeepSpeed config has no offload_optimizer)"},
+    {"config.offload_param", string, none, "where ZeRO-3 keeps the parameters: cpu, nvme or none"},
+    {"config.gather_16bit_weights_on_save", boolean, none, "ZeRO-3 gathers the whole 16-bit model on one rank to save it (stage3_gather_16bit_weights_on_model_save, accelerate's zero3_save_16bit_model)"},
+    {"config.precision", string, none, "the training precision the configs set: bf16, fp16 or fp32"},
+    {"config.finetuning", string, none, "what is trained: full, lora, qlora (LoRA on a 4- or 8-bit model) or freeze"},
+    {"config.gpus_per_node", integer, count, "GPUs (processes) per node the launch asked for (--num_gpus, --nproc_per_node, --include, a hostfile's slots, accelerate's num_processes per machine)"},
+    {"config.nodes", integer, count, "nodes the launch asked for (--num_nodes, --nnodes, num_machines, a hostfile's hosts)"},
+    {"config.save_steps", integer, none, "steps between checkpoint saves (--save_steps, a recipe's save_steps, trainer_state.json)"},
+    {"config.model", string, none, "the model trained: its name or path (--model_name_or_path, base_model)"},
+    {"config.sources", string, none, "the configurations read: kind (file), ..."},
+    {"trainer.global_step", integer, none, "the step the furthest trainer_state.json reached (the last checkpoint the Trainer finished writing its state for)"},
+    {"trainer.max_steps", integer, none, "the steps the run was to take, from that trainer_state.json"},
+    {"trainer.next_save_step", integer, none, "the first multiple of config.save_steps after the last whole checkpoint: the save the job was heading for"},
+    {"checkpoint.count", integer, count, "checkpoint folders found (checkpoint-N, tmp-checkpoint-N, global_stepN)"},
+    {"checkpoint.last_step", integer, none, "the highest step of any checkpoint folder, whole or not"},
+    {"checkpoint.last_complete_step", integer, none, "the highest step of a whole checkpoint folder; missing when none is whole"},
+    {"checkpoint.incomplete", boolean, none, "a checkpoint folder is not whole (a tmp-checkpoint, a file missing, empty or truncated): a save was cut short"},
+    {"checkpoint.incomplete_path", string, none, "the newest such folder"},
+    {"checkpoint.incomplete_reason", string, none, "why it is not whole (\"model.safetensors is truncated: ...\")"},
 
     // How the job was watched.
     {"watch.netlink", boolean, none, "the netlink process connector saw the tree's forks and exits"},

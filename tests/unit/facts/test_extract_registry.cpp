@@ -3,6 +3,7 @@
 // has the registered type (rules are type-checked against the registry).
 #include <doctest/doctest.h>
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -44,6 +45,12 @@ void add_environment(evidence::HostEvidence& host) {
   python.ld_library_path = {{.directory = "/usr/local/cuda-11.8/lib64", .provides = {"libcudart.so.11.0"}},
                             {.directory = "/opt/libtorch/lib", .provides = {"libtorch.so"}}};
   host.python = python;
+  // A pasted collect_env beside the job: only reports state the CUDA toolkit
+  // (nvcc); its torch must not replace the one read from files.
+  host.reported = {{.key = "cuda.toolkit_version", .value = "12.4.131", .format = "env-report",
+                    .from = {.collector = "environment-reports", .file = "env.txt", .line = 16}},
+                   {.key = "package.torch", .value = "1.13.1", .format = "env-report",
+                    .from = {.collector = "environment-reports", .file = "env.txt", .line = 2}}};
   model::SystemSettings system;
   system.mem_total = Bytes{64} << 30;
   system.mem_available = Bytes{60} << 30;
@@ -59,6 +66,26 @@ void add_environment(evidence::HostEvidence& host) {
   system.core_pattern = std::string("|/lib/systemd/systemd-coredump %P");
   system.oom_daemons = std::vector<std::string>{"systemd-oomd"};
   host.system = system;
+}
+
+// What a job leaves beside it: its DeepSpeed config and launch command, a
+// LoRA recipe, the trainer's state, a whole checkpoint and a cut one.
+void add_configs_and_checkpoints(evidence::HostEvidence& host) {
+  auto config = [](std::string kind, std::map<std::string, std::string> settings) {
+    return evidence::ConfigEvidence{.from = {.collector = "configs", .file = kind + ".cfg"}, .kind = kind, .settings = std::move(settings)};
+  };
+  host.configs = {
+      config("deepspeed", {{"zero_optimization.stage", "3"}, {"zero_optimization.offload_optimizer.device", "cpu"},
+                           {"zero_optimization.offload_param.device", "none"},
+                           {"zero_optimization.stage3_gather_16bit_weights_on_model_save", "true"}, {"bf16.enabled", "true"}}),
+      config("launch-command", {{"launcher", "deepspeed"}, {"launcher_args.num_gpus", "8"}, {"launcher_args.num_nodes", "2"},
+                                {"args.save_steps", "500"}, {"args.model_name_or_path", "meta-llama/Llama-2-7b-hf"}}),
+      config("llamafactory", {{"finetuning_type", "lora"}, {"template", "llama2"}}),
+      config("trainer-state", {{"global_step", "500"}, {"max_steps", "2000"}, {"save_steps", "500"}})};
+  host.checkpoints = {
+      evidence::CheckpointEvidence{.from = {.collector = "checkpoints", .file = "out/checkpoint-500"}, .step = 500, .files = 4, .bytes = 4096, .complete = true},
+      evidence::CheckpointEvidence{.from = {.collector = "checkpoints", .file = "out/tmp-checkpoint-1000"}, .step = 1000, .files = 1, .bytes = 10,
+                                   .complete = Missing{MissingReason::not_present, "tmp-checkpoint-1000: never renamed"}}};
 }
 
 // As much evidence as a run can carry, so that most facts get a value.
@@ -161,6 +188,7 @@ evidence::EvidenceDocument rich_document() {
                                                                                                   .processes = {{101, Bytes{69} << 30}}}}}};
   auto document = document_of({run});
   add_environment(document.hosts.front());
+  add_configs_and_checkpoints(document.hosts.front());
   return document;
 }
 
@@ -211,6 +239,9 @@ TEST_CASE("registry: a rich document gives every fact a value of its registered 
   CHECK(value_of<std::string>(facts, "gpu.driver_cuda_version") == "12.1");
   CHECK(value_of<std::string>(facts, "torch.cuda_version") == "12.8");
   CHECK(value_of<std::string>(facts, "torch.release") == "2.7");
+  CHECK(value_of<std::string>(facts, "cuda.toolkit_version") == "12.4.131");
+  CHECK(facts.get("cuda.toolkit_version").pointer == "/hosts/0/reported/0/value");
+  CHECK(value_of<std::string>(facts, "environment.source") == "both");
   CHECK(value_of<std::int64_t>(facts, "ext.foreign_cuda_runtime_count") == 1);
   CHECK(value_of<std::string>(facts, "ext.foreign_cuda_runtime") == "flash_attn_2_cuda.so (flash_attn) links libcudart.so.11.0");
   CHECK_FALSE(value_of<bool>(facts, "bitsandbytes.has_torch_cuda_library"));
@@ -231,6 +262,9 @@ TEST_CASE("registry: a rich document gives every fact a value of its registered 
   CHECK(value_of<bool>(facts, "log.oom_reported"));
   CHECK(value_of<std::int64_t>(facts, "log.launcher_teardown") == 1);
   CHECK(value_of<std::string>(facts, "node.oom_daemons") == "earlyoom");
+  CHECK(value_of<std::int64_t>(facts, "config.zero_stage") == 3);
+  CHECK(value_of<std::int64_t>(facts, "trainer.next_save_step") == 1000);
+  CHECK(value_of<bool>(facts, "checkpoint.incomplete"));
 }
 
 TEST_CASE("registry: clean runs and empty documents still account for every fact") {

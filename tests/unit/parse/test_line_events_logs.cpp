@@ -104,6 +104,10 @@ TEST_CASE("line events: shell job lines") {
             "8: shell-reported-death bash pid=23111 signal=7 command=./crash sigbus",
             "10: shell-reported-death bash pid=23112 signal=4 command=./crash ud2",
             "12: shell-reported-death bash pid=23113 signal=8 command=./crash div0",
+            "15: shell-reported-death shell signal=11",
+            "17: shell-reported-death shell signal=9",
+            "19: shell-reported-death shell signal=6",
+            "21: shell-reported-death shell signal=7",
             "24: shell-reported-death bash pid=8534 signal=11 command=./crash null_read core=core dumped",
             "26: shell-reported-death bash pid=8535 signal=7 command=./crash sigbus core=core dumped",
             "27: shell-reported-death bash pid=8536 signal=9 command=./crash kill9",
@@ -163,6 +167,7 @@ TEST_CASE("line events: Slurm job output in every wording") {
 TEST_CASE("line events: Kubernetes and Docker") {
   CHECK(events_of_log("kubernetes-docker.txt") == std::vector<std::string>{
             "2: container-oom kubernetes signal=9",
+            "3: container-exited kubernetes signal=9 exit_code=137",
             "4: container-oom kubernetes signal=9",
             "5: container-oom kubernetes signal=9",
             "6: container-oom docker signal=9",
@@ -175,6 +180,7 @@ TEST_CASE("line events: Kubernetes and Docker") {
             "15: eviction kubernetes limit=1Gi volume=dshm",
             "16: node-oom kubernetes pid=3103923 signal=9 name=stress-ng-vm",
             "17: node-oom kubernetes pid=4242 signal=9 name=python3",
+            "19: container-exited kubernetes signal=9 exit_code=137",
         });
 }
 

@@ -108,3 +108,47 @@ TEST_CASE("phase table: a 1 MB line classifies in linear time") {
   CHECK(phase_of(loaded.value(), bar + "Loading checkpoint shards") == "model-load");
   CHECK(phase_of(loaded.value(), std::string(1u << 20, 'x')) == "(none)");
 }
+
+TEST_CASE("phase table: DeepSpeed, LLaMA-Factory, axolotl, TRL, ms-swift and vLLM lines") {
+  auto loaded = PhaseTable::load(project_rules_dir() / "phases.json");
+  REQUIRE(loaded);
+  const PhaseTable& table = loaded.value();
+  const std::pair<const char*, const char*> cases[] = {
+      // DeepSpeed's checkpoint engines and ZeRO shards: saving, never loading.
+      {"[2023-12-13 12:48:44,500] [INFO] [torch_checkpoint_engine.py:21:save] [Torch] Saving saves/Yi-34B/global_step6000/bf16_zero_pp_rank_0_mp_rank_00_optim_states.pt...", "checkpoint-save"},
+      {"[INFO] [logging.py:96:log_dist] [Rank 0] [AsyncTorch] Checkpoint global_step500 is about to be saved!", "checkpoint-save"},
+      {"[INFO] [engine.py:3478:_save_zero_checkpoint] zero checkpoint saved out/global_step500/zero_pp_rank_3_mp_rank_00_optim_states.pt", "checkpoint-save"},
+      {"[INFO] [torch_checkpoint_engine.py:27:load] [Torch] Loading checkpoint from out/global_step500/mp_rank_00_model_states.pt...", "model-load"},
+      {"[INFO] [torch_checkpoint_engine.py:29:load] [Torch] Loaded checkpoint from out/global_step500/zero_pp_rank_0_mp_rank_00_model_states.pt.", "model-load"},
+      {"[INFO|configuration_utils.py:471] 2024-05-09 17:10:17,796 >> Configuration saved in /tmp/out/checkpoint-500/config.json", "checkpoint-save"},
+      {"[INFO|tokenization_utils_base.py:2503] 2024-05-09 17:10:17,950 >> tokenizer config file saved in /tmp/out/tokenizer_config.json", "checkpoint-save"},
+      {"[2024-05-01 10:00:00,000] [INFO] [axolotl.train.train:190] Training Completed!!! Saving pre-trained model to ./outputs/lora-out", "checkpoint-save"},
+      // Model loading in each framework's words.
+      {"Loading checkpoint shards: 14% 1/7", "model-load"},
+      {"Loading safetensors checkpoint shards:  50% Completed | 1/2 [00:01<00:01,  1.20s/it]", "model-load"},
+      {"[INFO|2025-05-27 15:17:16] llamafactory.model.loader:143 >> trainable params: 20,971,520 || all params: 8,051,232,768 || trainable%: 0.2605", "model-load"},
+      {"[2024-05-01 10:00:00,000] [INFO] [axolotl.utils.models.load_model:687] [PID:123] [RANK:0] converting modules to torch.bfloat16", "model-load"},
+      {"[INFO:swift] Loading the model using model_dir: /models/Qwen2-7B-Instruct", "model-load"},
+      {"[2022-05-15 00:12:51,292] [INFO] [engine.py:2754:_get_all_zero_checkpoint_state_dicts] successfully read 2 ZeRO state_dicts for rank 0", "model-load"},
+      // Data preparation.
+      {"Unsloth: Standardizing formats (num_proc=32):   0%|          | 0/100000 [00:00<?, ? examples/s]", "data-preprocessing"},
+      {"Applying chat template to train dataset:  40%|####      | 400/1000 [00:01<00:02, 300.00 examples/s]", "data-preprocessing"},
+      {"Tokenizing train dataset (num_proc=8):  12%|#2        | 120/1000", "data-preprocessing"},
+      {"[INFO|2025-04-30 22:50:01] llamafactory.data.loader:143 >> Loading dataset alpaca_en_demo.json...", "data-preprocessing"},
+      // Training and evaluation bars and logs.
+      {"Train:  12%|#2        | 120/1000 [01:00<07:20,  2.00it/s]", "training"},
+      {"Val: 100%|##########| 10/10 [00:05<00:00,  2.00it/s]", "evaluation"},
+      {"[INFO|2025-04-30 22:55:57] llamafactory.train.callbacks:143 >> {'loss': 1.4229, 'learning_rate': 4.9978e-05, 'epoch': 0.17}", "training"},
+      {"{'loss': 1.2, 'acc': 0.7, 'grad_norm': 3.1, 'learning_rate': 1e-05, 'memory(GiB)': 20.1, 'global_step/max_steps': '10/100'}", "training"},
+      // Near-misses: a save_steps setting, a tqdm bar of no known phase, a dataset count.
+      {"save_steps=500, save_total_limit=2", "(none)"},
+      {"[00:12<01:40, 3.2it/s]", "(none)"},
+      {"Resuming from global_step500 with save_steps=500", "(none)"},
+  };
+  for (const auto& [line_binding, phase_binding] : cases) {
+    const std::string line = line_binding;  // CAPTURE is a lambda: no structured bindings (clang 14)
+    const std::string phase = phase_binding;
+    CAPTURE(line);
+    CHECK(phase_of(table, line) == phase);
+  }
+}

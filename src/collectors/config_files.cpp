@@ -1,0 +1,128 @@
+#include "collectors/config_files.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "base/read_file.h"
+#include "collect/checkpoint_scan.h"
+#include "collect/config_text.h"
+#include "collect/trainer_state.h"
+#include "collectors/source_host.h"
+#include "collectors/tree_walk.h"
+
+namespace ftdiag::collectors {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::size_t kRecogniseBytes = 64 * 1024;  // recognises() reads this much of a file, at most
+constexpr std::size_t kRecogniseFiles = 64;         // and this many files
+
+// Names that are JSON but never a configuration of the job (a tokenizer's
+// files, a shard index): not read.
+bool is_known_other(const std::string& name) {
+  static constexpr std::array<std::string_view, 5> kNames = {"special_tokens_map.json", "vocab.json", "added_tokens.json",
+                                                             "preprocessor_config.json", "environment.json"};
+  return name.starts_with("tokenizer") || name.ends_with(".index.json") ||
+         std::find(kNames.begin(), kNames.end(), name) != kNames.end();
+}
+
+bool in_checkpoint(const fs::path& file) { return collect::checkpoint_name(file.parent_path().filename().string()).has_value(); }
+
+bool worth_reading(const fs::path& file) {
+  if (!is_config_candidate(file)) return false;
+  return !in_checkpoint(file) || file.filename() == "trainer_state.json";
+}
+
+bool holds_nul(std::string_view text) { return text.substr(0, 4096).find('\0') != std::string_view::npos; }
+
+struct Candidate {
+  std::optional<collect::ConfigReading> reading;
+  std::string problem;  // why it could not be read; empty when it could
+};
+
+Candidate read_candidate(const fs::path& file, std::size_t at_most) {
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) return {};  // a FIFO or a socket would block the read
+  const std::size_t limit = file.filename() == "trainer_state.json" ? collect::kMaxTrainerStateBytes : kMaxConfigBytes;
+  if (const auto size = fs::file_size(file, ec); !ec && size > limit && at_most >= limit) {
+    return {std::nullopt, fmt::format("{}: skipped, {:.1f} MiB is more than the {} MiB a configuration may be", file.string(),
+                                      static_cast<double>(size) / (1 << 20), limit >> 20)};
+  }
+  auto text = read_small_file(file, std::min(limit, at_most));
+  if (!text) return {std::nullopt, text.missing().detail};
+  if (holds_nul(*text)) return {};  // binary: not a configuration
+  return {collect::read_config_text(*text), {}};
+}
+
+}  // namespace
+
+bool is_config_candidate(const fs::path& file) {
+  const std::string name = file.filename().string();
+  if (is_known_other(name)) return false;
+  if (name.find("hostfile") != std::string::npos) return true;
+  const auto extension = file.extension();
+  if (extension == ".json" || extension == ".yaml" || extension == ".yml" || extension == ".sh") return true;
+  if (extension != ".txt") return false;
+  static constexpr std::array<std::string_view, 10> kHints = {"config", "command", "cmd", "launch", "args",
+                                                              "env", "snippet", "run", "train", "script"};
+  return std::any_of(kHints.begin(), kHints.end(), [&](std::string_view hint) { return name.find(hint) != std::string::npos; });
+}
+
+bool ConfigFilesCollector::recognises(const fs::path& path) const {
+  bool found = false;
+  std::size_t tried = 0;
+  TreeVisitor visitor;
+  visitor.file = [&](const fs::path& file) {
+    if (!worth_reading(file)) return WalkStep::go_on;
+    found = read_candidate(file, kRecogniseBytes).reading.has_value();
+    return found || ++tried >= kRecogniseFiles ? WalkStep::stop : WalkStep::go_on;
+  };
+  walk_tree(path, visitor);
+  return found;
+}
+
+evidence::CollectorReport ConfigFilesCollector::collect(const fs::path& path, const CollectContext&,
+                                                        evidence::EvidenceDocument& document) const {
+  evidence::CollectorReport report{.name = std::string(name()), .section = std::string(section())};
+  std::vector<evidence::ConfigEvidence> configs;
+  std::vector<std::string> problems;
+  TreeVisitor visitor;
+  visitor.file = [&](const fs::path& file) {
+    if (!worth_reading(file)) return WalkStep::go_on;
+    auto candidate = read_candidate(file, SIZE_MAX);
+    if (!candidate.problem.empty()) problems.push_back(std::move(candidate.problem));
+    if (!candidate.reading) return WalkStep::go_on;
+    // A fragment says so beside its path: what was read is what the user pasted.
+    report.sources.push_back(candidate.reading->note.empty() ? file.string() : file.string() + " (" + candidate.reading->note + ")");
+    configs.push_back(evidence::ConfigEvidence{.from = {.collector = std::string(name()), .file = file.string()},
+                                               .kind = std::move(candidate.reading->kind),
+                                               .settings = std::move(candidate.reading->settings)});
+    if (configs.size() < kMaxConfigsPerPath) return WalkStep::go_on;
+    problems.push_back(fmt::format("more than {} configurations: the rest not read", kMaxConfigsPerPath));
+    return WalkStep::stop;
+  };
+  for (auto& problem : walk_tree(path, visitor)) problems.push_back(std::move(problem));
+  for (const auto& problem : problems) report.sources.push_back(problem);
+  if (configs.empty() && problems.empty()) {
+    report.outcome = Missing{MissingReason::not_present, "no configuration of a known kind under " + path.string()};
+    return report;
+  }
+  if (configs.empty()) {
+    const bool denied = std::any_of(problems.begin(), problems.end(),
+                                    [](const std::string& p) { return p.find("Permission denied") != std::string::npos; });
+    report.outcome = Missing{denied ? MissingReason::permission_denied : MissingReason::failed,
+                             fmt::format("no configuration could be read: {}", fmt::join(problems, "; "))};
+    return report;
+  }
+  auto& host = host_of_path_sources(document);
+  for (auto& config : configs) host.configs.push_back(std::move(config));
+  return report;
+}
+
+}  // namespace ftdiag::collectors

@@ -1,0 +1,77 @@
+#include "collectors/environment_reports.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "collect/environment_report.h"
+#include "collectors/environment_report_files.h"
+
+namespace ftdiag::collectors {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::size_t kRecogniseBytes = 256 * 1024;
+constexpr std::size_t kMaxProblemsListed = 20;
+
+// The host the reports describe: the one whose runs are analyzed (a folder
+// of one node's runs), else an unnamed host.
+evidence::HostEvidence& target_host(evidence::EvidenceDocument& document) {
+  const evidence::HostEvidence* only = nullptr;
+  int with_runs = 0;
+  for (const auto& host : document.hosts) {
+    if (host.runs.empty()) continue;
+    ++with_runs;
+    only = &host;
+  }
+  return evidence::host_named(document, with_runs == 1 ? only->name : std::string());
+}
+
+}  // namespace
+
+bool EnvironmentReportsCollector::recognises(const fs::path& path) const {
+  for (const auto& file : report_candidate_files(path)) {
+    auto text = read_text_head(file, kRecogniseBytes);
+    if (text && !collect::parse_environment_report(text.value()).empty()) return true;
+  }
+  return false;
+}
+
+evidence::CollectorReport EnvironmentReportsCollector::collect(const fs::path& path, const CollectContext&,
+                                                               evidence::EvidenceDocument& document) const {
+  evidence::CollectorReport report{.name = std::string(name()), .section = std::string(section())};
+  std::vector<std::string> problems;
+  std::size_t stated = 0;
+  for (const auto& file : report_candidate_files(path)) {
+    auto text = read_text_head(file, kMaxReportFileBytes);
+    if (!text) {
+      // A binary file is simply not a report; one that cannot be read might have been.
+      if (text.missing().reason != MissingReason::unparseable && problems.size() < kMaxProblemsListed) {
+        problems.push_back(text.missing().detail);
+      }
+      continue;
+    }
+    const auto values = collect::parse_environment_report(text.value());
+    if (values.empty()) continue;
+    report.sources.push_back(file.string());
+    auto& host = target_host(document);
+    for (const auto& value : values) {
+      host.reported.push_back({.key = value.key,
+                               .value = value.value,
+                               .format = value.format,
+                               .from = {.collector = std::string(name()), .file = file.string(), .line = value.line}});
+    }
+    stated += values.size();
+  }
+  for (const auto& problem : problems) report.sources.push_back("unreadable: " + problem);
+  if (stated == 0) {
+    report.outcome = Missing{problems.empty() ? MissingReason::not_present : MissingReason::failed,
+                             problems.empty() ? fmt::format("no environment report under {}", path.string())
+                                              : fmt::format("no environment report could be read under {}: {}", path.string(),
+                                                            fmt::join(problems, "; "))};
+  }
+  return report;
+}
+
+}  // namespace ftdiag::collectors

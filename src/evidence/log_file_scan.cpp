@@ -1,0 +1,441 @@
+#include "evidence/log_file_scan.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <optional>
+
+#include <fmt/format.h>
+#include <re2/re2.h>
+#include <re2/set.h>
+
+#include "base/unique_fd.h"
+#include "evidence/console_summary.h"
+#include "evidence/kernel_events.h"
+#include "evidence/phase_table.h"
+#include "parse/kernel_log.h"
+#include "parse/line_events.h"
+#include "parse/multi_pattern.h"
+
+namespace ftdiag::evidence {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Lines that hold a kernel message, wherever they appear (a console with a
+// dmesg pasted in, a Slurm output quoting the OOM killer): the kernel's log
+// parser reads them afterwards, as it reads a kernel log.
+const std::vector<std::string>& kernel_line_patterns() {
+  static const std::vector<std::string> patterns{
+      "^\\[ *\\d+\\.\\d+\\] ",  // dmesg's printk stamp
+      "\\bkernel: ",            // syslog and journalctl renderings
+      "invoked oom-killer",
+      "oom-kill:constraint=",
+      "Killed process \\d+ \\(",
+      "Out of memory: Kill",
+      "Memory cgroup out of memory",
+      "segfault at [0-9a-f]+ ip ",
+      "traps: \\S+\\[\\d+\\] ",
+      "NVRM: Xid",
+      "potentially unexpected fatal signal",
+  };
+  return patterns;
+}
+
+}  // namespace
+
+struct LogScanner::Patterns {
+  std::optional<parse::MultiPattern> all;  // events, then phases, then kernel lines
+  std::size_t events = 0;
+  std::size_t phases = 0;
+  std::string fallback_reason;
+  std::unique_ptr<re2::RE2::Set> kernel_set;  // the fallback's kernel-line test
+};
+
+namespace {
+
+enum class PatternKind { event, phase, kernel };
+
+struct LineFinds {
+  bool event = false;
+  std::optional<std::size_t> phase;  // lowest phase pattern index
+  bool kernel = false;
+};
+
+class Scan {
+ public:
+  Scan(const LogScanner::Patterns& patterns, const PhaseTable* phases, const parse::LineEventTable* events,
+       Provenance from)
+      : patterns_(patterns), phases_(phases), events_(events), from_(std::move(from)) {
+    if (patterns_.all) scratch_.emplace(patterns_.all->make_scratch());
+  }
+
+  // A block of whole lines (ending with "\n"), or a piece of a line longer
+  // than a block. Modified in place: a lone "\r" becomes "\n".
+  void block(char* data, std::size_t size) {
+    if (size == 0) return;
+    bytes_ += size;
+    nul_bytes_ += static_cast<std::uint64_t>(std::count(data, data + size, '\0'));
+    const std::uint64_t newlines = static_cast<std::uint64_t>(std::count(data, data + size, '\n'));
+    crs_.clear();
+    for (char* cr = static_cast<char*>(std::memchr(data, '\r', size)); cr;
+         cr = static_cast<char*>(std::memchr(cr + 1, '\r', size - static_cast<std::size_t>(cr + 1 - data)))) {
+      const std::size_t at = static_cast<std::size_t>(cr - data);
+      if (at + 1 < size && data[at + 1] == '\n') continue;  // CRLF: one line end
+      if (at + 1 == size) continue;  // at a piece's end: cannot tell, left as it is
+      *cr = '\n';
+      crs_.push_back(at);
+    }
+    const std::string_view text(data, size);
+    if (patterns_.all && scratch_) {
+      matched_block(text);
+    } else {
+      every_line(text);
+    }
+    line_ += newlines;
+    last_byte_ = data[size - 1];
+    if (last_byte_ == '\r' && !crs_.empty() && crs_.back() == size - 1) last_byte_ = '\n';
+  }
+
+  void read_failed(Missing why) { complete_ = std::move(why); }
+
+  ScannedLog finish(std::string_view end_text, bool end_text_is_whole_file) && {
+    ScannedLog out;
+    auto& log = out.log;
+    log.from = from_;
+    log.bytes = bytes_;
+    log.ends_mid_line = bytes_ > 0 && last_byte_ != '\n';
+    log.line_count = line_ - 1 + (log.ends_mid_line ? 1 : 0);
+    log.complete = complete_;
+    log.nul_bytes = nul_bytes_;
+    log.events = std::move(first_events_);
+    log.events.insert(log.events.end(), std::make_move_iterator(last_events_.begin()),
+                      std::make_move_iterator(last_events_.end()));
+    log.events_dropped = events_dropped_;
+    log.phases.assign(std::make_move_iterator(phases_seen_.begin()), std::make_move_iterator(phases_seen_.end()));
+    log.tail = tail_lines(end_text, end_text_is_whole_file, log.line_count);
+    log.kernel_lines = kernel_line_numbers_.size();
+    out.kernel_events = kernel_events();
+    return out;
+  }
+
+ private:
+  // The line number of a position of the current block: lines counted by
+  // the original "\n"s only (a "\r" turned into "\n" is not a new line).
+  std::uint64_t line_number_at(std::string_view text, std::size_t pos) {
+    if (pos < cursor_) {  // a match that spans lines reports a line already passed
+      cursor_ = 0;
+      newlines_before_cursor_ = 0;
+      cr_index_ = 0;
+    }
+    newlines_before_cursor_ += static_cast<std::uint64_t>(std::count(text.data() + cursor_, text.data() + pos, '\n'));
+    cursor_ = pos;
+    while (cr_index_ < crs_.size() && crs_[cr_index_] < pos) ++cr_index_;
+    return line_ + newlines_before_cursor_ - cr_index_;
+  }
+
+  PatternKind kind_of(std::uint32_t id) const {
+    if (id < patterns_.events) return PatternKind::event;
+    if (id < patterns_.events + patterns_.phases) return PatternKind::phase;
+    return PatternKind::kernel;
+  }
+
+  void matched_block(std::string_view text) {
+    matches_.clear();
+    cursor_ = 0;
+    newlines_before_cursor_ = 0;
+    cr_index_ = 0;
+    if (!patterns_.all->scan(text, *scratch_, matches_)) {
+      complete_ = Missing{MissingReason::failed, "the pattern search failed on a block (too large or out of memory)"};
+    }
+    std::size_t i = 0;
+    while (i < matches_.size()) {
+      const std::size_t last = matches_[i].end == 0 ? 0 : matches_[i].end - 1;
+      // The segment (a line, or a "\r" redraw of one) that holds the match's last byte.
+      std::size_t end = last;
+      if (text[last] != '\n') {
+        const void* nl = std::memchr(text.data() + last, '\n', text.size() - last);
+        end = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - text.data()) : text.size();
+      }
+      std::size_t start = 0;
+      for (std::size_t k = end; k > 0; --k) {
+        if (text[k - 1] == '\n') {
+          start = k;
+          break;
+        }
+      }
+      LineFinds finds;
+      for (; i < matches_.size() && matches_[i].end <= end + 1; ++i) {
+        const auto id = matches_[i].pattern;
+        switch (kind_of(id)) {
+          case PatternKind::event: finds.event = true; break;
+          case PatternKind::phase: {
+            const std::size_t index = id - patterns_.events;
+            if (!finds.phase || index < *finds.phase) finds.phase = index;
+            break;
+          }
+          case PatternKind::kernel: finds.kernel = true; break;
+        }
+      }
+      segment(text.substr(start, end - start), line_number_at(text, start), finds);
+    }
+  }
+
+  // Without the combined search: every line through the exact readers.
+  void every_line(std::string_view text) {
+    std::size_t start = 0;
+    std::uint64_t number = line_;
+    std::size_t cr = 0;
+    while (start < text.size()) {
+      const auto nl = text.find('\n', start);
+      const std::size_t end = nl == std::string_view::npos ? text.size() : nl;
+      const auto line = text.substr(start, end - start);
+      LineFinds finds;
+      finds.event = events_ != nullptr;
+      finds.kernel = patterns_.kernel_set && patterns_.kernel_set->Match(line, nullptr);
+      segment(line, number, finds, /*classify_phase=*/true);
+      if (nl == std::string_view::npos) break;
+      if (cr < crs_.size() && crs_[cr] == nl) {
+        ++cr;  // a redraw, not a new line
+      } else {
+        ++number;
+      }
+      start = nl + 1;
+    }
+  }
+
+  void segment(std::string_view text, std::uint64_t number, const LineFinds& finds, bool classify_phase = false) {
+    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+    if (finds.event && events_) {
+      if (auto matched = events_->match(text)) note_event(std::move(*matched), text, number);
+    }
+    if (phases_) {
+      if (classify_phase) {
+        if (auto phase = phases_->classify(text)) note_phase(std::string(*phase), text, number);
+      } else if (finds.phase) {
+        note_phase(phases_->phase_of_pattern(*finds.phase), text, number);
+      }
+    }
+    if (finds.kernel && kernel_text_.size() + text.size() < LogScanner::kMaxKernelTextBytes) {
+      kernel_text_.append(text);
+      kernel_text_ += '\n';
+      kernel_line_numbers_.push_back(number);
+    }
+  }
+
+  void note_event(parse::LineEvent matched, std::string_view text, std::uint64_t number) {
+    LogEvent event{.kind = std::move(matched.kind),
+                   .time = std::nullopt,
+                   .from = Provenance{.collector = from_.collector, .file = from_.file, .line = number},
+                   .text = std::string(text.substr(0, kMaxEventText)),
+                   .pid = matched.pid,
+                   .signal = matched.signal,
+                   .exit_code = matched.exit_code,
+                   .rank = matched.rank,
+                   .details = std::move(matched.details)};
+    event.details["source"] = matched.source;
+    if (first_events_.size() < kMaxLogEvents / 2) {
+      first_events_.push_back(std::move(event));
+      return;
+    }
+    last_events_.push_back(std::move(event));
+    if (last_events_.size() > kMaxLogEvents / 2) {
+      last_events_.pop_front();
+      ++events_dropped_;
+    }
+  }
+
+  void note_phase(const std::string& phase, std::string_view text, std::uint64_t number) {
+    if (!phases_seen_.empty() && phases_seen_.back().phase == phase) {
+      phases_seen_.back().last_line_number = number;
+      ++phases_seen_.back().lines;
+      return;
+    }
+    phases_seen_.push_back(LogPhase{.phase = phase,
+                                    .first_line_number = number,
+                                    .last_line_number = number,
+                                    .lines = 1,
+                                    .first_line = std::string(text.substr(0, kMaxMarkerText)),
+                                    .first_time = std::nullopt});
+    if (phases_seen_.size() > kMaxPhaseStretches) phases_seen_.pop_front();
+  }
+
+  std::vector<LogEvent> kernel_events() const {
+    if (kernel_text_.empty()) return {};
+    auto lines = parse::split_kernel_log(kernel_text_);
+    for (auto& line : lines) {
+      if (line.line_number >= 1 && line.line_number <= kernel_line_numbers_.size()) {
+        line.line_number = kernel_line_numbers_[line.line_number - 1];
+      }
+    }
+    // A file from another machine: printk stamps cannot be placed without
+    // its boot time, so only wall-clock renderings get times.
+    return kernel_log_events(lines, std::nullopt, Provenance{.collector = from_.collector, .file = from_.file});
+  }
+
+  // The last lines, from the end of the file: what a terminal showed (the
+  // last redraw of a "\r" line), numbered back from the line count.
+  static std::vector<LogLine> tail_lines(std::string_view text, bool whole_file, std::uint64_t line_count) {
+    std::vector<std::string_view> lines;
+    std::size_t start = 0;
+    while (start < text.size()) {
+      const auto nl = text.find('\n', start);
+      const std::size_t end = nl == std::string_view::npos ? text.size() : nl;
+      lines.push_back(text.substr(start, end - start));
+      if (nl == std::string_view::npos) break;
+      start = nl + 1;
+    }
+    // The first line of a read that began mid-file is a part of a line.
+    if (!whole_file && !lines.empty()) lines.erase(lines.begin());
+    const std::size_t keep = std::min(lines.size(), LogScanner::kTailLines);
+    std::vector<LogLine> out;
+    out.reserve(keep);
+    for (std::size_t k = lines.size() - keep; k < lines.size(); ++k) {
+      std::string_view line = lines[k];
+      while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (const auto cr = line.rfind('\r'); cr != std::string_view::npos) line = line.substr(cr + 1);
+      const std::uint64_t from_end = lines.size() - 1 - k;
+      out.push_back(LogLine{.line_number = line_count > from_end ? line_count - from_end : 0,
+                            .text = std::string(line.substr(0, kMaxEventText))});
+    }
+    return out;
+  }
+
+  const LogScanner::Patterns& patterns_;
+  const PhaseTable* phases_;
+  const parse::LineEventTable* events_;
+  Provenance from_;
+  std::optional<parse::MultiPattern::Scratch> scratch_;
+  std::vector<parse::MultiPattern::Match> matches_;
+  std::vector<std::size_t> crs_;  // where the current block's lone "\r"s were
+  std::size_t cursor_ = 0;
+  std::uint64_t newlines_before_cursor_ = 0;
+  std::size_t cr_index_ = 0;
+  std::uint64_t line_ = 1;  // the line the next block starts in
+  std::uint64_t bytes_ = 0;
+  std::uint64_t nul_bytes_ = 0;
+  char last_byte_ = '\n';
+  Fact<bool> complete_ = true;
+  std::vector<LogEvent> first_events_;
+  std::deque<LogEvent> last_events_;
+  std::uint64_t events_dropped_ = 0;
+  std::deque<LogPhase> phases_seen_;
+  std::string kernel_text_;
+  std::vector<std::uint64_t> kernel_line_numbers_;
+};
+
+// Where a block ends: after the last "\n" in it, or (a line longer than the
+// block) at its end.
+std::size_t block_end(const char* data, std::size_t size) {
+  const void* nl = ::memrchr(data, '\n', size);
+  return nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - data) + 1 : size;
+}
+
+}  // namespace
+
+LogScanner::LogScanner(const PhaseTable* phases, const parse::LineEventTable* events)
+    : phases_(phases), events_(events), patterns_(std::make_unique<Patterns>()) {
+  std::vector<std::string> all;
+  if (events_) {
+    for (const auto& p : events_->patterns()) all.push_back(p.pattern);
+  }
+  patterns_->events = all.size();
+  if (phases_) all.insert(all.end(), phases_->patterns().begin(), phases_->patterns().end());
+  patterns_->phases = all.size() - patterns_->events;
+  const auto& kernel = kernel_line_patterns();
+  all.insert(all.end(), kernel.begin(), kernel.end());
+  auto compiled = parse::MultiPattern::compile(all);
+  if (auto* multi = std::get_if<parse::MultiPattern>(&compiled)) {
+    patterns_->all.emplace(std::move(*multi));
+    return;
+  }
+  patterns_->fallback_reason = std::get<std::string>(compiled);
+  RE2::Options options;
+  options.set_log_errors(false);
+  patterns_->kernel_set = std::make_unique<RE2::Set>(options, RE2::UNANCHORED);
+  for (const auto& pattern : kernel) patterns_->kernel_set->Add(pattern, nullptr);
+  if (!patterns_->kernel_set->Compile()) patterns_->kernel_set.reset();
+}
+
+LogScanner::LogScanner(LogScanner&&) noexcept = default;
+LogScanner::~LogScanner() = default;
+
+const std::string& LogScanner::fallback_reason() const { return patterns_->fallback_reason; }
+
+ScannedLog LogScanner::scan_text(std::string_view text, const Provenance& from) const {
+  Scan scan(*patterns_, phases_, events_, from);
+  std::string block;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t size = std::min(kBlockBytes, text.size() - at);
+    const std::size_t end = at + size == text.size() ? size : block_end(text.data() + at, size);
+    block.assign(text.substr(at, end));
+    scan.block(block.data(), block.size());
+    at += end;
+  }
+  return std::move(scan).finish(text.substr(text.size() - std::min(text.size(), kTailReadBytes)),
+                                text.size() <= kTailReadBytes);
+}
+
+Fact<ScannedLog> LogScanner::scan_file(const fs::path& file, const std::string& collector) const {
+  UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (!fd.valid()) return missing_from_errno(errno, "open " + file.string());
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return missing_from_errno(errno, "stat " + file.string());
+  if (!S_ISREG(st.st_mode)) return Missing{MissingReason::not_present, file.string() + " is not a regular file"};
+  ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
+  Scan scan(*patterns_, phases_, events_, Provenance{.collector = collector, .file = file.string()});
+  std::unique_ptr<char[]> buffer(new char[kBlockBytes]);
+  std::size_t have = 0;
+  std::uint64_t offset = 0;
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buffer.get() + have, kBlockBytes - have);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      scan.read_failed(missing_from_errno(errno, fmt::format("read {} at byte {}", file.string(), offset + have)));
+      scan.block(buffer.get(), have);
+      break;
+    }
+    if (n == 0) {
+      scan.block(buffer.get(), have);  // the last line, without a line end
+      break;
+    }
+    have += static_cast<std::size_t>(n);
+    if (have < kBlockBytes) continue;
+    const std::size_t end = block_end(buffer.get(), have);
+    scan.block(buffer.get(), end);
+    offset += end;
+    have -= end;
+    std::memmove(buffer.get(), buffer.get() + end, have);
+  }
+  // The tail is read again from the file: the blocks were changed in place.
+  const std::uint64_t size = offset + have;
+  const std::size_t tail_bytes = static_cast<std::size_t>(std::min<std::uint64_t>(size, kTailReadBytes));
+  std::string tail(tail_bytes, '\0');
+  ssize_t got = ::pread(fd.get(), tail.data(), tail_bytes, static_cast<off_t>(size - tail_bytes));
+  tail.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+  return std::move(scan).finish(tail, size <= kTailReadBytes);
+}
+
+bool looks_like_text(std::string_view head) {
+  if (head.empty()) return true;
+  for (std::string_view magic : {std::string_view("\x7f" "ELF"), std::string_view("PK\x03\x04"), std::string_view("\x1f\x8b"),
+                                 std::string_view("\x80\x02"), std::string_view("\x80\x04"), std::string_view("BZh"),
+                                 std::string_view("\xfd" "7zXZ"), std::string_view("\x28\xb5\x2f\xfd"),
+                                 std::string_view("\x93NUMPY"), std::string_view("ARROW1"), std::string_view("PAR1")}) {
+    if (head.substr(0, magic.size()) == magic) return false;
+  }
+  // Text has few control bytes; a log with a few NULs (a hole left by a
+  // crash) is still a log.
+  std::size_t control = 0;
+  for (unsigned char c : head) control += (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != '\x1b' && c != '\b');
+  return control * 10 < head.size();
+}
+
+}  // namespace ftdiag::evidence

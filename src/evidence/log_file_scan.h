@@ -1,0 +1,78 @@
+// Reads a log that ftdiag did not write (a launcher's or trainer's console
+// saved to a file, a Slurm output, a pasted excerpt) in one streaming pass,
+// in bounded memory whatever its size, and keeps what the rules need: the
+// launcher, scheduler and runtime lines (rules/log-events.json) as events,
+// the training phases the lines mark (rules/phases.json), the kernel's
+// messages wherever they appear, and the last lines — each with its line
+// number, counted as an editor counts lines ("\n"; a "\r" redraw of a
+// progress bar is part of its line).
+//
+// How it stays fast: blocks of the file are searched for every pattern at
+// once (parse/multi_pattern.h); only the few lines that matched are read
+// again by the exact readers. A line longer than a block is read in pieces
+// of a block (a pattern split across two pieces is not seen).
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/fact.h"
+#include "evidence/document.h"
+
+namespace ftdiag::parse {
+class LineEventTable;
+}
+
+namespace ftdiag::evidence {
+
+class PhaseTable;
+
+// A log file's evidence and the kernel messages found in it (to be joined
+// with the host's kernel log).
+struct ScannedLog {
+  LogFileEvidence log;
+  std::vector<LogEvent> kernel_events;
+};
+
+class LogScanner {
+ public:
+  // Either table may be null (its lines are then not recognised); both must
+  // outlive the scanner. When the patterns cannot be searched at once (a
+  // rule file with a construct Hyperscan lacks) every line is read by the
+  // exact readers: slower, the same evidence; fallback_reason() says why.
+  LogScanner(const PhaseTable* phases, const parse::LineEventTable* events);
+  LogScanner(LogScanner&&) noexcept;
+  ~LogScanner();
+
+  // Reads a regular file. Missing when it cannot be opened; a read that
+  // fails midway keeps what was read and says so in `complete`.
+  Fact<ScannedLog> scan_file(const std::filesystem::path& file, const std::string& collector) const;
+  // The same for text in memory (tests, fuzzing); `from` names it.
+  ScannedLog scan_text(std::string_view text, const Provenance& from) const;
+
+  const std::string& fallback_reason() const;
+
+  // Bytes per block (a longer line is read in pieces of this size).
+  static constexpr std::size_t kBlockBytes = std::size_t{4} << 20;
+  static constexpr std::size_t kTailLines = 200;
+  static constexpr std::size_t kTailReadBytes = std::size_t{1} << 20;
+  static constexpr std::size_t kMaxKernelTextBytes = std::size_t{8} << 20;
+
+  struct Patterns;  // compiled (log_file_scan.cpp)
+
+ private:
+  const PhaseTable* phases_;
+  const parse::LineEventTable* events_;
+  std::unique_ptr<Patterns> patterns_;
+};
+
+// Whether a file's first bytes read as text a person or a program printed
+// (not an ELF, archive, pickle, weights or other binary).
+bool looks_like_text(std::string_view head);
+
+}  // namespace ftdiag::evidence

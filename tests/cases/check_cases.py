@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Runs `ftdiag analyze NNN/job --format json` on every real crash report in
+this folder and prints a table of expected and found verdicts.
+
+Each NNN/ holds job/ (only what the user had on disk: console log, kernel
+lines, configs, environment reports) and expected.json (`cause`, and
+`decidable`: whether the files alone are enough to name it).
+
+Pass: on every decidable case the verdict is the expected cause (an OOM
+case labelled container-oom is also met by any host-OOM cause with scope
+cgroup); on the others, the expected cause or `unknown`, never a wrong cause
+with confidence >= 0.7. Exit 1 on any failure, 2 on a usage error."""
+import json
+import os
+import subprocess
+import sys
+
+WRONG_BUT_UNSURE = 0.7
+HOST_OOM = {"host-oom-checkpoint-save", "host-oom-model-load", "host-oom-dataloader", "host-oom-offload",
+            "host-oom-growth", "host-oom", "container-oom"}
+
+
+def verdict_of(ftdiag, job):
+    run = subprocess.run([ftdiag, "analyze", job, "--format", "json", "--no-host-logs"], capture_output=True, text=True,
+                         timeout=120)
+    if run.returncode != 0:
+        return None, f"exit {run.returncode}: {run.stderr.strip()[:200]}"
+    try:
+        verdict = json.loads(run.stdout)["verdict"]
+    except (ValueError, KeyError) as e:
+        return None, f"unreadable report: {e}"
+    return verdict, ""
+
+
+def meets(expected, verdict):
+    cause, scope = verdict.get("cause"), verdict.get("scope")
+    if cause == expected:
+        return True
+    return expected == "container-oom" and cause in HOST_OOM and scope == "cgroup"
+
+
+def main():
+    if len(sys.argv) != 3:
+        print("usage: check_cases.py FTDIAG CASES_DIR", file=sys.stderr)
+        return 2
+    ftdiag, cases = sys.argv[1], sys.argv[2]
+    rows, failures = [], 0
+    decidable_total = decidable_right = 0
+    for name in sorted(os.listdir(cases)):
+        expected_file = os.path.join(cases, name, "expected.json")
+        if not os.path.isfile(expected_file):
+            continue
+        with open(expected_file) as f:
+            expected = json.load(f)
+        verdict, problem = verdict_of(ftdiag, os.path.join(cases, name, "job"))
+        if verdict is None:
+            failures += 1
+            rows.append((name, expected["cause"], expected["decidable"], "-", "-", "FAIL " + problem))
+            continue
+        found, confidence = verdict.get("cause"), verdict.get("confidence") or 0
+        if expected["decidable"]:
+            decidable_total += 1
+            ok = meets(expected["cause"], verdict)
+            decidable_right += ok
+            result = "ok" if ok else "FAIL"
+        else:
+            ok = found == "unknown" or meets(expected["cause"], verdict) or confidence < WRONG_BUT_UNSURE
+            result = "ok" if ok else "FAIL (wrong and sure)"
+        failures += not ok
+        rows.append((name, expected["cause"], expected["decidable"], found, f"{confidence:.2f}", result))
+    widths = [max(len(str(r[i])) for r in rows + [("case", "expected", "decidable", "found", "conf", "result")])
+              for i in range(6)]
+    header = ("case", "expected", "decidable", "found", "conf", "result")
+    for row in [header] + rows:
+        print("  ".join(str(v).ljust(widths[i]) for i, v in enumerate(row)))
+    print(f"\ndecidable right: {decidable_right}/{decidable_total}; failures: {failures} of {len(rows)} cases")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

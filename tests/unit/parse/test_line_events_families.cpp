@@ -1,0 +1,294 @@
+// rules/log-events.json family by family: each program's exact wording gives
+// its kind and fields, with or without the prefixes loggers and launchers put
+// before it, after a progress bar's carriage returns, NUL bytes or invalid
+// UTF-8; and the near-misses that must give nothing (a sentence that says
+// "Killed", a loss line that says "error", a failed git command).
+#include <doctest/doctest.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "line_event_testing.h"
+
+using ftdiag::parse::testing::describe;
+using ftdiag::parse::testing::project_table;
+
+namespace {
+
+std::string event_of(std::string_view line) {
+  const auto event = project_table().match(line);
+  return event ? describe(*event) : "(none)";
+}
+
+// What sits before a message in real consoles: torchrun --tee, torch 2.x's
+// rank prefix, its glog and logging prefixes, a tqdm bar's last frames ended
+// by \r, a NUL from a signal handler, bytes that are not UTF-8.
+const std::vector<std::string>& prefixes() {
+  static const std::vector<std::string> all{
+      "",
+      "[default0]:",
+      "[rank3]: ",
+      "W0801 13:23:17.366000 32974 torch/distributed/elastic/multiprocessing/api.py:900] ",
+      "[2024-05-08 08:47:31,261] torch.distributed.elastic.multiprocessing.api: [WARNING] ",
+      "Loading checkpoint shards:  14%|\xe2\x96\x88\xe2\x96\x8d        | 1/7 [00:13<01:22, 13.68s/it]\r 28%|##8 | 2/7\r",
+      std::string("\0\0", 2),
+      "\xff\xfe\xc3(garbage) ",
+  };
+  return all;
+}
+
+// The line gives `expected` whatever prefix is put before it, and with a
+// trailing CR, NUL or spaces.
+void check_everywhere(const std::string& line, const std::string& expected) {
+  for (const auto& prefix : prefixes()) {
+    for (const auto& suffix : {std::string(), std::string("\r"), std::string("  \r"), std::string(1, '\0')}) {
+      const std::string text = prefix + line + suffix;
+      CAPTURE(text);
+      CHECK(event_of(text) == expected);
+    }
+  }
+}
+
+void check_none(std::string_view line) {
+  CAPTURE(line);
+  CHECK(event_of(line) == "(none)");
+}
+
+}  // namespace
+
+TEST_CASE("line event families: torchrun failure summaries in every release's prefixes") {
+  check_everywhere("failed (exitcode: -9) local_rank: 2 (pid: 29736) of binary: /opt/conda/bin/python3.10",
+                   "rank-failed torchrun pid=29736 signal=9 exit_code=-9 rank=2 binary=/opt/conda/bin/python3.10");
+  check_everywhere("  exitcode  : -11 (pid: 3304209)", "rank-failed torchrun pid=3304209 signal=11 exit_code=-11");
+  check_everywhere("  traceback : Signal 9 (SIGKILL) received by PID 21120", "rank-failed torchrun pid=21120 signal=9");
+  check_everywhere("Received 1 death signal, shutting down workers", "launcher-signalled torchrun signal=1");
+  check_everywhere("Received Signals.SIGTERM death signal, shutting down workers", "launcher-signalled torchrun signal=15");
+  check_everywhere("Sending process 2919043 closing signal SIGHUP", "launcher-teardown torchrun pid=2919043 signal=1");
+}
+
+TEST_CASE("line event families: DeepSpeed launcher, accelerate and the stdlib's subprocess errors") {
+  check_everywhere("[INFO] [launch.py:314:sigkill_handler] Killing subprocess 9439", "launcher-teardown deepspeed pid=9439");
+  check_everywhere("[ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py', '--local_rank=3', '--deepspeed'] exits with return code = -9",
+                   "rank-failed deepspeed signal=9 exit_code=-9 rank=3");
+  // A long argv pasted over several lines: the last one opens with "]".
+  CHECK(event_of("] exits with return code = -9") == "rank-failed deepspeed signal=9 exit_code=-9");
+  check_everywhere("[INFO] [launch.py:350:sigkill_handler] Main process received SIGTERM, exiting",
+                   "launcher-signalled deepspeed signal=15");
+  check_everywhere("subprocess.CalledProcessError: Command '['/usr/bin/python3', 'train.py', '--bf16']' died with <Signals.SIGKILL: 9>.",
+                   "rank-failed python signal=9");
+  check_everywhere("subprocess.CalledProcessError: Command '['/opt/conda/bin/python', 'train.py']' returned non-zero exit status 1.",
+                   "rank-failed python exit_code=1 binary=/opt/conda/bin/python");
+  check_everywhere("subprocess.CalledProcessError: Command 'torchrun --nproc_per_node 8 train.py' returned non-zero exit status 1.",
+                   "rank-failed python exit_code=1 binary=torchrun");
+  check_none("subprocess.CalledProcessError: Command '['git', 'rev-parse', 'HEAD']' returned non-zero exit status 128.");
+  check_none("subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.");
+  check_none("[2024-01-02 03:04:05,680] [INFO] [launch.py:351:main] Process 13266 exits successfully.");
+}
+
+TEST_CASE("line event families: DeepSpeed's host memory report") {
+  check_everywhere("[INFO] [utils.py:800:see_memory_usage] CPU Virtual Memory:  used = 61.52 GB, percent = 97.8%",
+                   "host-memory-usage deepspeed percent=97.8 used_gb=61.52");
+  check_everywhere("CPU Virtual Memory: used = 26.4 GB, percent = 84.6%", "host-memory-usage deepspeed percent=84.6 used_gb=26.4");
+  check_none("[INFO] [utils.py:792:see_memory_usage] MA 0.0 GB         Max_MA 0.0 GB         CA 0.0 GB         Max_CA 0 GB");
+}
+
+TEST_CASE("line event families: Python exceptions of interest") {
+  check_everywhere("ImportError: /usr/lib/python3.7/site-packages/fused_layer_norm_cuda.cpython-37m-x86_64-linux-gnu.so: undefined symbol: _ZN2at7getTypeERKNS_6TensorE",
+                   "library-abi-error python exception=ImportError library=/usr/lib/python3.7/site-packages/fused_layer_norm_cuda.cpython-37m-x86_64-linux-gnu.so symbol=_ZN2at7getTypeERKNS_6TensorE");
+  check_everywhere("OSError: /opt/conda/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister",
+                   "library-abi-error python exception=OSError library=/opt/conda/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so symbol=ncclCommRegister");
+  check_everywhere("ImportError: /lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.30' not found (required by /opt/conda/lib/libtorch_python.so)",
+                   "library-abi-error python exception=ImportError library=/lib/x86_64-linux-gnu/libstdc++.so.6 required_by=/opt/conda/lib/libtorch_python.so version=GLIBCXX_3.4.30");
+  check_everywhere("pyarrow.lib.ArrowMemoryError: malloc of size 64 failed", "host-memory-error pyarrow message=malloc of size 64 failed");
+  check_everywhere("MemoryError", "host-memory-error python");
+  check_everywhere("MemoryError: Unable to allocate buffer", "host-memory-error python message=Unable to allocate buffer");
+  check_everywhere("numpy.core._exceptions._ArrayMemoryError: Unable to allocate 3.50 GiB for an array with shape (1000, 1000000) and data type float32",
+                   "host-memory-error numpy requested=3.50 GiB");
+  check_everywhere("RuntimeError: [enforce fail at alloc_cpu.cpp:114] data. DefaultCPUAllocator: not enough memory: you tried to allocate 2147483648 bytes.",
+                   "host-memory-error pytorch requested=2147483648");
+  check_everywhere("RuntimeError: One of the subprocesses has abruptly died during map operation.To debug the error, disable multiprocessing.",
+                   "worker-died datasets pool=datasets.map");
+  // As a quoted source line of the traceback (datasets prints its own code).
+  CHECK(event_of("    714                 \"One of the subprocesses has abruptly died during map operation.\"") ==
+        "worker-died datasets pool=datasets.map");
+  check_none("    raise MemoryError()");
+  check_none("We detected a memory limit in the config: max_memory=80GiB");
+  check_none("MemoryErrorHandler registered");
+}
+
+TEST_CASE("line event families: faulthandler, gdb, UCX and Open MPI crash reports, and their frames") {
+  check_everywhere("Fatal Python error: Segmentation fault", "native-crash python-faulthandler signal=11");
+  check_everywhere("Fatal Python error: Bus error", "native-crash python-faulthandler signal=7");
+  check_everywhere("Fatal Python error: Floating-point exception", "native-crash python-faulthandler signal=8");
+  check_everywhere("Fatal Python error: Cannot recover from stack overflow.", "stack-overflow python signal=6");
+  check_everywhere("Fatal Python error: _Py_CheckRecursiveCall: Cannot recover from stack overflow.", "stack-overflow python signal=6");
+  check_everywhere("Fatal Python error: PyThreadState_Get: no current thread",
+                   "python-fatal-error python signal=6 error=PyThreadState_Get: no current thread");
+  check_everywhere("Program terminated with signal SIGSEGV, Segmentation fault.", "native-crash gdb signal=11");
+  check_everywhere("[860dbb3d-01:575573:0:579475] Caught signal 11 (Segmentation fault: invalid permissions for mapped object at address 0x148186426110)",
+                   "native-crash ucx pid=575573 signal=11 address=0x148186426110 host=860dbb3d-01 reason=Segmentation fault: invalid permissions for mapped object at address 0x148186426110 tid=579475");
+  // A space-padded pid; the reason cut by a wrapped paste.
+  CHECK(event_of("[hlc-VirtualBox:6031 :0:6031] Caught signal 7 (Bus error: nonexistent physical addr\\") ==
+        "native-crash ucx pid=6031 signal=7 host=hlc-VirtualBox reason=Bus error: nonexistent physical addr tid=6031");
+  check_everywhere("==== backtrace (tid: 579475) ====", "native-backtrace ucx tid=579475");
+  CHECK(event_of("==== backtrace (tid:   6031) ====") == "native-backtrace ucx tid=6031");
+  CHECK(event_of("[860301:1]: 1 0x00000000000b2e00 ucp_wireup_get_dst_rsc_indices()  /src/ucp/wireup/wireup.c:1369") ==
+        "native-frame ucx address=0000000b2e00 function=ucp_wireup_get_dst_rsc_indices index=1 location=/src/ucp/wireup/wireup.c:1369");
+  CHECK(event_of(" 0 0x0000000000042520 __sigaction()  ???:0") == "native-frame ucx address=000000042520 function=__sigaction index=0 location=???:0");
+  check_everywhere("[node7:12345] Signal: Segmentation fault (11)", "native-crash mpi pid=12345 signal=11 host=node7 name=Segmentation fault");
+  check_everywhere("[node7:12345] *** Process received signal ***", "native-backtrace mpi pid=12345 host=node7");
+  check_everywhere("frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout() + 0x282 (0x7af8697cc772 in /venv/lib/libtorch_cuda.so)",
+                   "native-frame pytorch address=0x7af8697cc772 function=c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout() index=1 library=/venv/lib/libtorch_cuda.so offset=0x282");
+  check_everywhere("Exception raised from checkTimeout at ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:618 (most recent call first):",
+                   "native-backtrace pytorch function=checkTimeout location=../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:618");
+  check_none("  File \"/home/user/job/fh.py\", line 4 in worker");
+  check_none("Caught signal handler installed for SIGTERM");
+}
+
+TEST_CASE("line event families: glibc and C++ runtime aborts") {
+  check_everywhere("free(): invalid pointer", "memory-corruption glibc signal=6 error=invalid pointer function=free");
+  check_everywhere("free(): double free detected in tcache 2", "memory-corruption glibc signal=6 error=double free detected in tcache 2 function=free");
+  check_everywhere("malloc(): corrupted top size", "memory-corruption glibc signal=6 error=corrupted top size function=malloc");
+  check_everywhere("munmap_chunk(): invalid pointer", "memory-corruption glibc signal=6 error=invalid pointer function=munmap_chunk");
+  check_everywhere("double free or corruption (out)", "memory-corruption glibc signal=6 error=double free or corruption where=out");
+  check_everywhere("double free or corruption (!prev)", "memory-corruption glibc signal=6 error=double free or corruption where=!prev");
+  check_everywhere("corrupted size vs. prev_size", "memory-corruption glibc signal=6 error=corrupted size vs. prev_size");
+  check_everywhere("*** Error in `python': double free or corruption (fasttop): 0x00007f5d203fc2b0 ***",
+                   "memory-corruption glibc signal=6 error=double free or corruption (fasttop) program=python");
+  check_everywhere("*** stack smashing detected ***: terminated", "memory-corruption glibc signal=6 error=stack smashing");
+  check_everywhere("terminate called after throwing an instance of 'c10::DistBackendError'",
+                   "cpp-terminate cpp-runtime signal=6 exception=c10::DistBackendError");
+  check_everywhere("terminate called after throwing an instance of 'std::bad_alloc'", "host-memory-error cpp-runtime signal=6");
+  check_everywhere("terminate called without an active exception", "cpp-terminate cpp-runtime signal=6 exception=without an active exception");
+  check_none("_int_free(): called from a debugger script");
+  check_none("def free(): return None");
+}
+
+TEST_CASE("line event families: CUDA errors") {
+  check_everywhere("RuntimeError: CUDA out of memory. Tried to allocate 21.06 GiB (GPU 3; 79.35 GiB total capacity; 63.19 GiB already allocated)",
+                   "cuda-oom pytorch gpu=3 requested=21.06 GiB");
+  check_everywhere("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.10 GiB of which 6.81 MiB is free.",
+                   "cuda-oom pytorch gpu=0 requested=2.00 GiB");
+  check_everywhere("torch.cuda.OutOfMemoryError: CUDA out of memory", "cuda-oom pytorch");
+  check_everywhere("RuntimeError: CUDA error: out of memory", "cuda-oom pytorch");
+  check_everywhere("RuntimeError: cuda runtime error (2) : out of memory at /pytorch/aten/src/THC/THCCachingAllocator.cpp:510", "cuda-oom pytorch");
+  check_everywhere("RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`", "cuda-oom cuda library=cublas");
+  check_everywhere("RuntimeError: CUDA error: an illegal memory access was encountered", "cuda-illegal-address cuda");
+  check_everywhere("RuntimeError: CUDA error: uncorrectable ECC error encountered", "cuda-ecc-error cuda");
+  check_everywhere("RuntimeError: CUDA error: no kernel image is available for execution on the device", "cuda-no-kernel-image cuda");
+  check_everywhere("NVIDIA H100 80GB HBM3 with CUDA capability sm_90 is not compatible with the current PyTorch installation.",
+                   "cuda-no-kernel-image pytorch capability=sm_90");
+  check_everywhere("RuntimeError: CUDA error: device-side assert triggered", "cuda-device-assert cuda");
+  check_everywhere("torch.AcceleratorError: CUDA error: unspecified launch failure", "cuda-error cuda error=unspecified launch failure");
+  check_everywhere("UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 11080). Please update your GPU driver",
+                   "cuda-driver-too-old pytorch driver_version=11080");
+  check_everywhere("RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version", "cuda-driver-too-old cuda");
+  check_everywhere("the provided PTX was compiled with an unsupported toolchain.", "cuda-unsupported-ptx cuda");
+  check_none("{'loss': 0.95, 'error_rate': 0.12, 'epoch': 1.0}");
+  check_none("step 100: loss 2.31, eval error 0.4");
+}
+
+TEST_CASE("line event families: NCCL errors and watchdog timeouts") {
+  check_everywhere("[E ProcessGroupNCCL.cpp:523] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=28956, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600058 milliseconds before timing out.",
+                   "nccl-error nccl rank=0 op=ALLREDUCE ran_ms=600058 seq=28956 timeout_ms=600000 work=WorkNCCL(SeqNum=28956, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000)");
+  // torch 1.x: no rank in the message, no Timeout(ms) field.
+  check_everywhere("Watchdog caught collective operation timeout: WorkNCCL(SeqNum=16349, OpType=ALLGATHER) ran for 1800341 milliseconds before timing out.",
+                   "nccl-error nccl op=ALLGATHER ran_ms=1800341 seq=16349 work=WorkNCCL(SeqNum=16349, OpType=ALLGATHER)");
+  check_everywhere("[E ProcessGroupNCCL.cpp:537] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels",
+                   "nccl-error nccl");
+  check_everywhere("ncclUnhandledCudaError: Call to CUDA function failed.",
+                   "nccl-error nccl error=ncclUnhandledCudaError message=Call to CUDA function failed.");
+  check_everywhere("ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.",
+                   "nccl-error nccl error=ncclSystemError message=System call (e.g. socket, malloc) or external library call failed or device error.");
+  check_everywhere("Process group watchdog thread terminated with exception: NCCL error: remote process exited or there was a network error, NCCL version 2.20.5",
+                   "nccl-error nccl error=remote process exited or there was a network error nccl_version=2.20.5");
+  check_everywhere("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:219, unhandled system error",
+                   "nccl-error nccl error=unhandled system error where=../torch/csrc/distributed/c10d/NCCLUtils.hpp:219");
+  check_none("node1:1234:1234 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>");
+}
+
+TEST_CASE("line event families: DataLoader workers and shared memory") {
+  check_everywhere("RuntimeError: DataLoader worker (pid 629) is killed by signal: Killed.", "worker-died pytorch-dataloader pid=629 signal=9");
+  check_everywhere("RuntimeError: DataLoader worker (pid 729) is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory. Please try to raise your shared memory limit.",
+                   "worker-died pytorch-dataloader pid=729 signal=7");
+  check_everywhere("RuntimeError: unable to write to file </torch_739_144252761_4>: No space left on device (28)",
+                   "shm-error pytorch segment=739_144252761_4");
+  check_everywhere("RuntimeError: unable to open shared memory object </torch_40276_1919178829_2> in read-write mode: Too many open files (24)",
+                   "shm-error pytorch error=Too many open files (24) segment=40276_1919178829_2");
+  check_everywhere("RuntimeError: unable to mmap 1048576 bytes from file </torch_40276_1919178829>: Cannot allocate memory (12)",
+                   "shm-error pytorch error=Cannot allocate memory (12) segment=40276_1919178829 size=1048576");
+}
+
+TEST_CASE("line event families: shell reports alone on a line, and sentences that only say Killed") {
+  CHECK(event_of("Killed") == "shell-reported-death shell signal=9");
+  CHECK(event_of("Killed\r") == "shell-reported-death shell signal=9");
+  CHECK(event_of("[rank0]: Killed") == "shell-reported-death shell signal=9");
+  CHECK(event_of("[default0]:Killed") == "shell-reported-death shell signal=9");
+  CHECK(event_of("2024-05-08T08:47:31.123456789Z Killed") == "shell-reported-death shell signal=9");
+  CHECK(event_of(" 25% 1999/8000 [1:02:25<3:07:25,  1.87s/it, loss=0.296]Killed") == "shell-reported-death shell signal=9");
+  CHECK(event_of("Loading checkpoint shards:  14%|\xe2\x96\x88\xe2\x96\x8d  | 1/7 [00:13<01:22, 13.68s/it]\rKilled") ==
+        "shell-reported-death shell signal=9");
+  CHECK(event_of(std::string("Killed\0", 7)) == "shell-reported-death shell signal=9");
+  CHECK(event_of("./run.sh: line 3:  1234 Killed                  python train.py") ==
+        "shell-reported-death bash pid=1234 signal=9 command=python train.py");
+  CHECK(event_of("Segmentation fault (core dumped)") == "shell-reported-death shell signal=11 core=core dumped");
+  CHECK(event_of("Bus error (core dumped)") == "shell-reported-death shell signal=7 core=core dumped");
+  CHECK(event_of("Aborted (core dumped)") == "shell-reported-death shell signal=6 core=core dumped");
+  CHECK(event_of("Illegal instruction") == "shell-reported-death shell signal=4");
+  for (const char* line : {
+           "Killed 3 stale processes",
+           "Process was Killed",
+           "The worker got Killed",
+           "This line mentions Killed processes and exit code 137 but is a comment.",
+           "Killed workers are restarted automatically",
+           "mutants: Killed: 40, Survived: 2",
+           "RuntimeError: DataLoader worker (pid 1) is killed by signal: Killed",  // no period: not torch's wording
+           "Segmentation fault handler installed",
+           "print('Aborted by user')",
+           "{'loss': 0.3, 'bus error count': 0}",
+       }) {
+    check_none(line);
+  }
+}
+
+TEST_CASE("line event families: Slurm") {
+  check_everywhere("slurmstepd: error: Detected 1 oom-kill event(s) in StepId=125757.batch. Some of your processes may have been killed by the cgroup out-of-memory handler.",
+                   "scheduler-oom slurm count=1 job=125757 step=125757.batch");
+  check_everywhere("slurmstepd: error: *** JOB 123 ON node7 CANCELLED AT 2024-05-08T08:47:31 DUE TO TIME LIMIT ***",
+                   "scheduler-cancel slurm job=123 node=node7 reason=time-limit time=2024-05-08T08:47:31");
+  CHECK(event_of("srun: error: gpu12: task 3: Killed") == "scheduler-task-died slurm signal=9 rank=3 node=gpu12");
+}
+
+TEST_CASE("line event families: Kubernetes and Docker") {
+  check_everywhere("    reason: OOMKilled", "container-oom kubernetes signal=9");
+  check_everywhere("Pod failed: PodPattern matched: containers: - name: app reason: OOMKilled message: \"x\"", "container-oom kubernetes signal=9");
+  check_everywhere("        exitCode: 137", "container-exited kubernetes signal=9 exit_code=137");
+  check_everywhere("      Exit Code:    143", "container-exited kubernetes exit_code=143");
+  check_everywhere("    \"ExitCode\": 137,", "container-exited docker signal=9 exit_code=137");
+  check_everywhere("Message:          The node was low on resource: memory. ", "eviction kubernetes resource=memory");
+  CHECK(event_of("  Warning  Evicted              109s  kubelet                                Pod ephemeral local storage usage exceeds the total limit of containers 5Gi.") ==
+        "eviction kubernetes limit=5Gi resource=ephemeral-storage");
+  CHECK(event_of("  Warning  Evicted  2m  kubelet  The node had condition: [DiskPressure].") ==
+        "eviction kubernetes message=The node had condition: [DiskPressure].");
+  check_everywhere("Container trainer exceeded its local ephemeral storage limit \"1Gi\". ",
+                   "eviction kubernetes container=trainer limit=1Gi resource=ephemeral-storage");
+  check_none("      Exit Code:    0");
+  check_none("Evicted entries from the cache: 3");
+  check_none("exitcode: 0 (pid: 12)");
+}
+
+TEST_CASE("line event families: kernel lines are left to the kernel-log parser") {
+  for (const char* line : {
+           "[ 1234.567890] Memory cgroup out of memory: Killed process 629 (onmt_train) total-vm:14119556kB, anon-rss:6538204kB",
+           "[Sun Nov 29 07:48:27 2026] Out of memory: Killed process 21120 (python3.11) total-vm:1000kB",
+           "May  8 08:47:31 node1 kernel: python3.11[21181]: segfault at 0 ip 00007f6d1c4a3b2d sp 00007ffd error 4 in libc.so.6",
+           "[ 99.1] traps: python[123] general protection fault ip:7f0 sp:7ff error:0 in libtorch.so[7f0+100]",
+           "[ 77.0] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python, GPU has fallen off the bus.",
+           "[ 77.0] oom_reaper: reaped process 629 (onmt_train), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB",
+           "[ 12.3] Call Trace:",
+           "[ 12.3]  ? __schedule+0x2e4/0x770",
+       }) {
+    check_none(line);
+  }
+}
