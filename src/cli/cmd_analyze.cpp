@@ -13,6 +13,7 @@
 #include "cli/diagnosis.h"
 #include "cli/exit_codes.h"
 #include "evidence/job_directory.h"
+#include "facts/facts_json.h"
 #include "report/report_json.h"
 #include "report/run_summary.h"
 #include "report/verdict_text.h"
@@ -28,6 +29,7 @@ struct AnalyzeArguments {
   std::vector<std::string> kernel_logs;
   std::vector<std::string> cores;
   bool no_host_logs = false;
+  bool facts = false;
 };
 
 int exit_code_for(const Missing& missing) {
@@ -71,6 +73,13 @@ int analyze(const AnalyzeArguments& args) {
     std::fprintf(stderr, "ftdiag analyze: %s\n", document.missing().detail.c_str());
     return exit_code_for(document.missing());
   }
+  if (args.facts) {
+    // What the rules see, for writing a rule or a rule test from a real job.
+    std::cout << facts::facts_to_json(document_facts(document.value(), rules.value()))
+                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << '\n';
+    return kExitOk;
+  }
   const auto judgement = judge_document(document.value(), rules.value());
   if (args.format == "json") {
     std::cout << report::report_to_json(document.value(), judgement).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
@@ -94,7 +103,7 @@ int analyze(const AnalyzeArguments& args) {
 
 Action add_analyze_command(CLI::App& app) {
   auto args = std::make_shared<AnalyzeArguments>();
-  CLI::App* cmd = app.add_subcommand("analyze", "Post-mortem of a job directory written by `ftdiag run`, or of kernel logs");
+  CLI::App* cmd = app.add_subcommand("analyze", "Post-mortem of a crashed job: a job directory of `ftdiag run`, or any folder or file of logs, configs, checkpoints and kernel logs");
   cmd->add_option("path", args->paths, "Job directory, one run folder in it, or several such paths")->required();
   cmd->add_option("--format", args->format, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--rules", args->rule_dirs, "A directory (or file) of extra rules; repeatable");
@@ -103,6 +112,8 @@ Action add_analyze_command(CLI::App& app) {
   cmd->add_option("--core", args->cores,
                   "A core file of a process of the job: every thread is unwound and named (cores in the run folders and "
                   "the job's working directory are found without it); repeatable");
+  cmd->add_flag("--facts", args->facts,
+                "Print the facts the rules judge (JSON: name -> value; missing facts left out) instead of the verdict");
   cmd->add_flag("--no-host-logs", args->no_host_logs,
                 "Do not read this machine's kernel log (/dev/kmsg, journalctl, /var/log) for runs recorded here");
   return [args] { return analyze(*args); };

@@ -61,10 +61,14 @@ Fact<evidence::EvidenceDocument> collect_evidence(const std::vector<std::filesys
   return document;
 }
 
-rules::Judgement judge_document(const evidence::EvidenceDocument& document, const rules::RuleSet& rules) {
+facts::FactSet document_facts(const evidence::EvidenceDocument& document, const rules::RuleSet& rules) {
   auto facts = facts::extract_facts(document);
   rules::apply_tables(rules.tables, facts);
-  return rules::judge(rules.rules, facts);
+  return facts;
+}
+
+rules::Judgement judge_document(const evidence::EvidenceDocument& document, const rules::RuleSet& rules) {
+  return rules::judge(rules.rules, document_facts(document, rules));
 }
 
 }  // namespace ftdiag::cli

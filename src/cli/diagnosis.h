@@ -49,4 +49,8 @@ Fact<evidence::EvidenceDocument> collect_evidence(const std::vector<std::filesys
 
 rules::Judgement judge_document(const evidence::EvidenceDocument& document, const rules::RuleSet& rules);
 
+// The facts the rules judge: extracted from the document, then derived by
+// the rule set's tables.
+facts::FactSet document_facts(const evidence::EvidenceDocument& document, const rules::RuleSet& rules);
+
 }  // namespace ftdiag::cli

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <deque>
 #include <optional>
 
@@ -17,38 +18,16 @@
 #include "base/unique_fd.h"
 #include "evidence/console_summary.h"
 #include "evidence/kernel_events.h"
+#include "evidence/log_scan_patterns.h"
 #include "evidence/phase_table.h"
 #include "parse/kernel_log.h"
 #include "parse/line_events.h"
+#include "parse/log_timestamp.h"
 #include "parse/multi_pattern.h"
 
 namespace ftdiag::evidence {
 
 namespace fs = std::filesystem;
-
-namespace {
-
-// Lines that hold a kernel message, wherever they appear (a console with a
-// dmesg pasted in, a Slurm output quoting the OOM killer): the kernel's log
-// parser reads them afterwards, as it reads a kernel log.
-const std::vector<std::string>& kernel_line_patterns() {
-  static const std::vector<std::string> patterns{
-      "^\\[ *\\d+\\.\\d+\\] ",  // dmesg's printk stamp
-      "\\bkernel: ",            // syslog and journalctl renderings
-      "invoked oom-killer",
-      "oom-kill:constraint=",
-      "Killed process \\d+ \\(",
-      "Out of memory: Kill",
-      "Memory cgroup out of memory",
-      "segfault at [0-9a-f]+ ip ",
-      "traps: \\S+\\[\\d+\\] ",
-      "NVRM: Xid",
-      "potentially unexpected fatal signal",
-  };
-  return patterns;
-}
-
-}  // namespace
 
 struct LogScanner::Patterns {
   std::optional<parse::MultiPattern> all;  // events, then phases, then kernel lines
@@ -71,8 +50,8 @@ struct LineFinds {
 class Scan {
  public:
   Scan(const LogScanner::Patterns& patterns, const PhaseTable* phases, const parse::LineEventTable* events,
-       Provenance from)
-      : patterns_(patterns), phases_(phases), events_(events), from_(std::move(from)) {
+       Provenance from, std::optional<int> year)
+      : patterns_(patterns), phases_(phases), events_(events), from_(std::move(from)), year_(year) {
     if (patterns_.all) scratch_.emplace(patterns_.all->make_scratch());
   }
 
@@ -229,9 +208,18 @@ class Scan {
     }
   }
 
+  // The time the line's text starts with; a stamp without a year (syslog,
+  // glog) is placed in the year the file was last written.
+  std::optional<double> time_of(std::string_view text) const {
+    const auto stamp = parse::read_log_timestamp(text);
+    if (!stamp) return std::nullopt;
+    if (!stamp->month_day_only) return stamp->seconds;
+    return year_ ? parse::seconds_in_year(*stamp, *year_) : std::nullopt;
+  }
+
   void note_event(parse::LineEvent matched, std::string_view text, std::uint64_t number) {
     LogEvent event{.kind = std::move(matched.kind),
-                   .time = std::nullopt,
+                   .time = time_of(text),
                    .from = Provenance{.collector = from_.collector, .file = from_.file, .line = number},
                    .text = std::string(text.substr(0, kMaxEventText)),
                    .pid = matched.pid,
@@ -262,7 +250,7 @@ class Scan {
                                     .last_line_number = number,
                                     .lines = 1,
                                     .first_line = std::string(text.substr(0, kMaxMarkerText)),
-                                    .first_time = std::nullopt});
+                                    .first_time = time_of(text)});
     if (phases_seen_.size() > kMaxPhaseStretches) phases_seen_.pop_front();
   }
 
@@ -291,8 +279,10 @@ class Scan {
       if (nl == std::string_view::npos) break;
       start = nl + 1;
     }
-    // The first line of a read that began mid-file is a part of a line.
-    if (!whole_file && !lines.empty()) lines.erase(lines.begin());
+    // The first line of a read that began mid-file is a part of a line,
+    // left out unless it is the only one (the end of a line longer than the
+    // read: what a terminal showed last is there).
+    if (!whole_file && lines.size() > 1) lines.erase(lines.begin());
     const std::size_t keep = std::min(lines.size(), LogScanner::kTailLines);
     std::vector<LogLine> out;
     out.reserve(keep);
@@ -311,6 +301,7 @@ class Scan {
   const PhaseTable* phases_;
   const parse::LineEventTable* events_;
   Provenance from_;
+  std::optional<int> year_;
   std::optional<parse::MultiPattern::Scratch> scratch_;
   std::vector<parse::MultiPattern::Match> matches_;
   std::vector<std::size_t> crs_;  // where the current block's lone "\r"s were
@@ -343,10 +334,12 @@ LogScanner::LogScanner(const PhaseTable* phases, const parse::LineEventTable* ev
     : phases_(phases), events_(events), patterns_(std::make_unique<Patterns>()) {
   std::vector<std::string> all;
   if (events_) {
-    for (const auto& p : events_->patterns()) all.push_back(p.pattern);
+    for (const auto& p : events_->patterns()) all.push_back(block_form_of_event_pattern(p.pattern));
   }
   patterns_->events = all.size();
-  if (phases_) all.insert(all.end(), phases_->patterns().begin(), phases_->patterns().end());
+  if (phases_) {
+    for (const auto& p : phases_->patterns()) all.push_back(block_form_of_phase_pattern(p));
+  }
   patterns_->phases = all.size() - patterns_->events;
   const auto& kernel = kernel_line_patterns();
   all.insert(all.end(), kernel.begin(), kernel.end());
@@ -368,8 +361,8 @@ LogScanner::~LogScanner() = default;
 
 const std::string& LogScanner::fallback_reason() const { return patterns_->fallback_reason; }
 
-ScannedLog LogScanner::scan_text(std::string_view text, const Provenance& from) const {
-  Scan scan(*patterns_, phases_, events_, from);
+ScannedLog LogScanner::scan_text(std::string_view text, const Provenance& from, std::optional<int> year) const {
+  Scan scan(*patterns_, phases_, events_, from, year);
   std::string block;
   std::size_t at = 0;
   while (at < text.size()) {
@@ -390,7 +383,11 @@ Fact<ScannedLog> LogScanner::scan_file(const fs::path& file, const std::string& 
   if (::fstat(fd.get(), &st) != 0) return missing_from_errno(errno, "stat " + file.string());
   if (!S_ISREG(st.st_mode)) return Missing{MissingReason::not_present, file.string() + " is not a regular file"};
   ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
-  Scan scan(*patterns_, phases_, events_, Provenance{.collector = collector, .file = file.string()});
+  struct tm written {};
+  const time_t mtime = st.st_mtime;
+  std::optional<int> year;
+  if (::gmtime_r(&mtime, &written)) year = written.tm_year + 1900;
+  Scan scan(*patterns_, phases_, events_, Provenance{.collector = collector, .file = file.string()}, year);
   std::unique_ptr<char[]> buffer(new char[kBlockBytes]);
   std::size_t have = 0;
   std::uint64_t offset = 0;

@@ -52,8 +52,9 @@ class LogScanner {
   // Reads a regular file. Missing when it cannot be opened; a read that
   // fails midway keeps what was read and says so in `complete`.
   Fact<ScannedLog> scan_file(const std::filesystem::path& file, const std::string& collector) const;
-  // The same for text in memory (tests, fuzzing); `from` names it.
-  ScannedLog scan_text(std::string_view text, const Provenance& from) const;
+  // The same for text in memory (tests, fuzzing); `from` names it. Stamps
+  // without a year (syslog, glog) are placed in `year`, else left untimed.
+  ScannedLog scan_text(std::string_view text, const Provenance& from, std::optional<int> year = std::nullopt) const;
 
   const std::string& fallback_reason() const;
 

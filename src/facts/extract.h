@@ -23,6 +23,8 @@ void extract_log_event_facts(const evidence::EvidenceDocument& document, const s
 void extract_gasp_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 void extract_crash_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 void extract_environment_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
+// After the others: fills what a journal would have told, from plain logs.
+void extract_plain_log_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 void extract_phase_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 void extract_config_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 

@@ -84,6 +84,56 @@ void extract_log_event_facts(const evidence::EvidenceDocument& document, const s
   set_text("log.cuda_unsupported_ptx", first_of(events, {"cuda-unsupported-ptx"}), [](const LogEvent& e) { return e.text; });
   set_text("log.nccl_error", first_of(events, {"nccl-error"}), [](const LogEvent& e) { return e.text; });
   set_text("log.worker_died", first_of(events, {"worker-died"}), [](const LogEvent& e) { return e.text; });
+  set_text("log.host_memory_error", first_of(events, {"host-memory-error"}), [](const LogEvent& e) { return e.text; });
+  set_text("log.library_abi_error", first_of(events, {"library-abi-error"}), [](const LogEvent& e) { return e.text; });
+  const auto* crash = first_of(events, {"native-crash"});
+  set_text("log.native_crash", crash, [](const LogEvent& e) { return e.text; });
+  if (crash && crash->event->signal) {
+    facts.set("log.native_crash_signal", std::int64_t{*crash->event->signal}, crash->pointer + "/signal");
+  } else {
+    facts.set_missing("log.native_crash_signal", none);
+  }
+  set_text("log.stack_overflow", first_of(events, {"stack-overflow"}), [](const LogEvent& e) { return e.text; });
+  set_text("log.memory_corruption", first_of(events, {"memory-corruption"}), [](const LogEvent& e) { return e.text; });
+  set_text("log.cpp_terminate", first_of(events, {"cpp-terminate"}), [](const LogEvent& e) { return e.text; });
+  set_text("log.cuda_ecc_error", first_of(events, {"cuda-ecc-error"}), [](const LogEvent& e) { return e.text; });
+  set_text("log.cuda_illegal_address", first_of(events, {"cuda-illegal-address"}), [](const LogEvent& e) { return e.text; });
+  set_text("log.cuda_no_kernel_image", first_of(events, {"cuda-no-kernel-image"}), [](const LogEvent& e) { return e.text; });
+  set_text("log.launcher_signalled", first_of(events, {"launcher-signalled"}), [](const LogEvent& e) { return e.text; });
+  const Located* timeout = nullptr;
+  std::int64_t frames = 0;
+  std::optional<double> memory_percent;
+  std::string memory_pointer;
+  const Located* exited = nullptr;
+  for (const auto& e : events) {
+    frames += e.event->kind == "native-frame";
+    // The watchdog's line names the timeout it enforced.
+    if (!timeout && e.event->kind == "nccl-error" &&
+        (!e.event->detail("timeout_ms").empty() || e.event->text.find("timed out") != std::string::npos ||
+         e.event->text.find("timeout") != std::string::npos)) {
+      timeout = &e;
+    }
+    if (e.event->kind == "host-memory-usage") {
+      const double percent = std::strtod(e.event->detail("percent").c_str(), nullptr);
+      if (percent > 0 && (!memory_percent || percent > *memory_percent)) {
+        memory_percent = percent;
+        memory_pointer = e.pointer + "/details/percent";
+      }
+    }
+    if (!exited && e.event->kind == "container-exited" && e.event->exit_code) exited = &e;
+  }
+  set_text("log.nccl_timeout", timeout, [](const LogEvent& e) { return e.text; });
+  facts.set("log.native_frames", frames, "/hosts");
+  if (memory_percent) {
+    facts.set("log.host_memory_percent", *memory_percent, memory_pointer);
+  } else {
+    facts.set_missing("log.host_memory_percent", none);
+  }
+  if (exited) {
+    facts.set("log.container_exit_code", std::int64_t{*exited->event->exit_code}, exited->pointer + "/exit_code");
+  } else {
+    facts.set_missing("log.container_exit_code", none);
+  }
   std::int64_t teardown = 0;
   for (const auto& e : events) teardown += e.event->kind == "launcher-teardown";
   facts.set("log.launcher_teardown", teardown, "/hosts");

@@ -1,5 +1,6 @@
 #include "facts/incident.h"
 
+#include <cmath>
 #include <csignal>
 
 #include <fmt/format.h>
@@ -72,10 +73,33 @@ bool earlier(const std::optional<double>& a, const std::optional<double>& b) {
   return a.has_value() && !b.has_value();
 }
 
+// A launcher signalling the ranks that survived is the end of a failure, not
+// its start; frames of a backtrace only follow the crash they describe.
+bool reports_collateral(const LogEvent& event) {
+  return event.kind == "launcher-teardown" || event.kind == "native-frame" || event.kind == "native-backtrace";
+}
+
+bool is_teardown_signal(int signal) { return signal == SIGTERM || signal == SIGINT || signal == SIGHUP; }
+
+// Ranks of one job print on clocks that may differ a little (several hosts)
+// and die within moments of each other once one has failed: within this
+// much, a death by a fault or SIGKILL is taken as earlier than one by a
+// teardown signal (SIGTERM from the launcher to the others).
+constexpr double kClockSkewTolerance = 2.0;
+
+bool earlier_death(const LogEvent& event, const Incident& best) {
+  if (event.time && best.time && std::abs(*event.time - *best.time) <= kClockSkewTolerance) {
+    const bool event_teardown = is_teardown_signal(*event.signal);
+    const bool best_teardown = best.status.signal && is_teardown_signal(*best.status.signal);
+    if (event_teardown != best_teardown) return best_teardown;
+  }
+  return earlier(event.time, best.time);
+}
+
 void consider_event(const EvidenceDocument& document, std::size_t host, IncidentSource source, const LogEvent& event,
                     std::string pointer, std::optional<Incident>& best) {
-  if (!event.signal) return;
-  if (best && !earlier(event.time, best->time)) return;
+  if (!event.signal || reports_collateral(event)) return;
+  if (best && !earlier_death(event, *best)) return;
   best = Incident{source, first_run_of(document, host), std::nullopt, std::move(pointer), event.time,
                   evidence::ExitStatus::killed(*event.signal), &event};
 }

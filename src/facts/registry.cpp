@@ -72,6 +72,21 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"log.worker_died", string, none, "a line reporting a worker's death (\"DataLoader worker (pid N) is killed by signal: Killed.\")"},
     {"log.launcher_teardown", integer, count, "lines of a launcher signalling surviving ranks (torchrun's closing signal, DeepSpeed's Killing subprocess)"},
     {"log.first_event", string, none, "the first recognised line: kind and text"},
+    {"log.host_memory_percent", number, none, "the highest host memory use a job's log printed, in percent (DeepSpeed's see_memory_usage: \"CPU Virtual Memory: used = 61.5 GB, percent = 97.8%\")"},
+    {"log.host_memory_error", string, none, "a host allocation failure line (MemoryError, ArrowMemoryError, DefaultCPUAllocator: not enough memory, std::bad_alloc)"},
+    {"log.library_abi_error", string, none, "a line saying a native library does not match what loads it (\"undefined symbol: _ZN2at...\", \"version `GLIBCXX_3.4.30' not found\")"},
+    {"log.native_crash", string, none, "a line of a process reporting its own fatal signal (faulthandler's \"Fatal Python error: Segmentation fault\", UCX's \"Caught signal 11\", gdb's \"Program terminated with signal SIGSEGV\")"},
+    {"log.native_crash_signal", integer, signal, "the signal that line names"},
+    {"log.native_frames", integer, count, "native stack frames printed in the logs (UCX, c10 backtraces)"},
+    {"log.stack_overflow", string, none, "CPython's \"Fatal Python error: Cannot recover from stack overflow.\" line"},
+    {"log.memory_corruption", string, none, "a glibc heap-check abort line (\"free(): invalid pointer\", \"double free or corruption\")"},
+    {"log.cpp_terminate", string, none, "a \"terminate called after throwing an instance of ...\" line"},
+    {"log.cuda_ecc_error", string, none, "a CUDA \"uncorrectable ECC error encountered\" line"},
+    {"log.cuda_illegal_address", string, none, "a CUDA \"an illegal memory access was encountered\" line"},
+    {"log.cuda_no_kernel_image", string, none, "a \"no kernel image is available for execution on the device\" line (a build without the GPU's architecture)"},
+    {"log.nccl_timeout", string, none, "an NCCL watchdog timeout line (a collective that ran past its timeout)"},
+    {"log.launcher_signalled", string, none, "a launcher's line saying it was itself signalled and stops every rank (torchelastic's \"Received 1 death signal, shutting down workers\")"},
+    {"log.container_exit_code", integer, none, "a container's exit code a runtime printed (137: killed by SIGKILL)"},
 
     // The kernel's log over the job's time.
     {"kernel_log.read", boolean, none, "the kernel's log over the job's time was read (live, or post-mortem); missing with why not"},
@@ -179,7 +194,8 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"phase.at_death", string, none, "training phase of the last phase marker before the incident (checkpoint-save, model-load, training, evaluation, data-preprocessing)"},
     {"phase.at_death_line", string, none, "the console line that marked that phase, or the framework call the Python probe saw open"},
     {"phase.at_death_age", number, seconds, "time from that line to the incident"},
-    {"phase.source", string, none, "what told the phase: probe (a framework call the Python probe saw open) or console (the job's lines)"},
+    {"phase.source", string, none, "what told the phase: probe (a framework call the Python probe saw open), console (the job's lines in a run's console.log) or log (a plain log file's lines)"},
+    {"phase.lines_to_death", integer, count, "plain logs: lines between the last line of that phase and the line that reported the death (or the log's end)"},
     {"phase.checkpoint_saves_before", integer, count, "checkpoint-save markers before the incident"},
 
     // The console.

@@ -1,0 +1,214 @@
+// Facts from plain logs when no `ftdiag run` recorded the job (`analyze` of
+// a folder a crashed job left): whether it failed, the phase its log was in
+// when the death was printed (placed by line numbers, and by time where the
+// lines carry one), its last lines and exception, and what the process that
+// died was, as the log names it. A journal's console says all this better:
+// with runs in the document nothing here is set.
+#include <algorithm>
+#include <set>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "facts/extract.h"
+
+namespace ftdiag::facts {
+
+namespace {
+
+constexpr std::size_t kTailLinesAsFact = 60;
+
+struct LogRef {
+  std::size_t host = 0;
+  std::size_t log = 0;
+  const evidence::LogFileEvidence* evidence = nullptr;
+  std::string pointer() const { return fmt::format("/hosts/{}/logs/{}", host, log); }
+};
+
+// Kinds that say the job or one of its processes failed, even without a
+// signal: a Python exception the launcher reported, CUDA and NCCL errors.
+bool reports_failure(const evidence::LogEvent& event) {
+  static const std::set<std::string, std::less<>> kKinds{
+      "rank-failed",       "worker-died",      "worker-fault",    "host-memory-error",   "library-abi-error",
+      "stack-overflow",    "native-crash",     "python-fatal-error", "memory-corruption", "cpp-terminate",
+      "shm-error",         "cuda-oom",         "cuda-driver-too-old", "cuda-unsupported-ptx", "cuda-no-kernel-image",
+      "cuda-ecc-error",    "cuda-illegal-address", "cuda-device-assert", "cuda-error",     "nccl-error",
+      "scheduler-oom",     "scheduler-task-died", "scheduler-cancel", "scheduler-memory-kill", "container-oom",
+      "eviction",          "container-exited", "node-oom",        "unit-oom",            "unit-killed",
+      "oomd-kill",         "earlyoom-kill",    "shell-reported-death", "launcher-signalled"};
+  return kKinds.count(event.kind) > 0;
+}
+
+// The log the incident was printed in; else (a kernel record, or no death)
+// the log with most recognised lines, then the longest.
+std::optional<LogRef> main_log(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident) {
+  std::optional<LogRef> best;
+  for (std::size_t h = 0; h < document.hosts.size(); ++h) {
+    const auto& logs = document.hosts[h].logs;
+    for (std::size_t f = 0; f < logs.size(); ++f) {
+      const auto& log = logs[f];
+      if (incident && incident->event && !log.events.empty() && incident->event >= log.events.data() &&
+          incident->event < log.events.data() + log.events.size()) {
+        return LogRef{h, f, &log};
+      }
+      const auto weight = [](const evidence::LogFileEvidence& l) {
+        return std::make_pair(l.events.size() + l.phases.size(), l.line_count);
+      };
+      if (!best || weight(log) > weight(*best->evidence)) best = LogRef{h, f, &log};
+    }
+  }
+  return best;
+}
+
+// The exception line that ends the last Python traceback in the tail.
+std::optional<std::size_t> last_exception(const std::vector<evidence::LogLine>& tail, std::string& exception) {
+  constexpr std::string_view kTraceback = "Traceback (most recent call last):";
+  for (std::size_t t = tail.size(); t-- > 0;) {
+    const std::string_view line = tail[t].text;
+    const auto at = line.find(kTraceback);
+    if (at == std::string_view::npos) continue;
+    const std::string_view prefix = line.substr(0, at);  // "[rank0]: ", a logger's stamp
+    for (std::size_t i = t + 1; i < tail.size(); ++i) {
+      std::string_view text = tail[i].text;
+      if (text.substr(0, prefix.size()) == prefix) text.remove_prefix(prefix.size());
+      if (text.empty() || text.front() == ' ' || text.front() == '\t') continue;
+      if (!std::isalpha(static_cast<unsigned char>(text.front())) && text.front() != '_') return std::nullopt;
+      exception = std::string(text);
+      return i;
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+void set_if_missing(FactSet& facts, const std::string& name, FactValue value, const std::string& pointer) {
+  if (facts.get(name).value) return;
+  facts.set(name, std::move(value), pointer);
+}
+
+void extract_console(const LogRef& log, FactSet& facts) {
+  const auto& tail = log.evidence->tail;
+  const auto at = log.pointer();
+  set_if_missing(facts, "console.lines", static_cast<std::int64_t>(log.evidence->line_count), at + "/line_count");
+  std::string text;
+  for (std::size_t i = tail.size() > kTailLinesAsFact ? tail.size() - kTailLinesAsFact : 0; i < tail.size(); ++i) {
+    text += tail[i].text;
+    text += '\n';
+  }
+  set_if_missing(facts, "console.tail", std::move(text), at + "/tail");
+  for (std::size_t i = tail.size(); i-- > 0;) {
+    if (tail[i].text.find_first_not_of(" \t\r") == std::string::npos) continue;
+    set_if_missing(facts, "console.last_line", tail[i].text, fmt::format("{}/tail/{}/text", at, i));
+    break;
+  }
+  std::string exception;
+  if (auto index = last_exception(tail, exception)) {
+    set_if_missing(facts, "console.exception", std::move(exception), fmt::format("{}/tail/{}/text", at, *index));
+  }
+}
+
+// The phase of the last phase line before the death's line (the whole log
+// when the death is not in it: a kernel record, a launcher's other file).
+void extract_phase(const LogRef& log, const std::optional<Incident>& incident, FactSet& facts) {
+  std::optional<std::uint64_t> death_line;
+  if (incident && incident->event && incident->event->from.file == log.evidence->from.file) death_line = incident->event->from.line;
+  const auto& phases = log.evidence->phases;
+  const evidence::LogPhase* current = nullptr;
+  std::size_t index = 0;
+  std::int64_t saves = 0;
+  for (std::size_t i = 0; i < phases.size(); ++i) {
+    if (death_line && phases[i].first_line_number > *death_line) break;
+    current = &phases[i];
+    index = i;
+    saves += phases[i].phase == "checkpoint-save";
+  }
+  const auto at = log.pointer();
+  set_if_missing(facts, "phase.checkpoint_saves_before", saves, at + "/phases");
+  if (!current) return;
+  const auto pointer = fmt::format("{}/phases/{}", at, index);
+  if (facts.get("phase.at_death").value) return;
+  facts.set("phase.at_death", current->phase, pointer + "/phase");
+  facts.set("phase.at_death_line", current->first_line, pointer + "/first_line");
+  facts.set("phase.source", std::string("log"), pointer);
+  const std::uint64_t end = death_line.value_or(log.evidence->line_count);
+  facts.set("phase.lines_to_death", static_cast<std::int64_t>(end > current->last_line_number ? end - current->last_line_number : 0),
+            pointer + "/last_line_number");
+  if (incident && incident->time && current->first_time) {
+    facts.set("phase.at_death_age", std::max(0.0, *incident->time - *current->first_time), pointer + "/first_time");
+  }
+}
+
+// A line as a sentence quotes it: a launcher's line may carry the whole argv.
+std::string excerpt(std::string_view text) {
+  constexpr std::size_t kMax = 160;
+  return text.size() <= kMax ? std::string(text) : std::string(text.substr(0, kMax)) + "...";
+}
+
+// What the process that died was, as the line that reported it says: a
+// DataLoader's "worker (pid N) is killed", a launcher's failed rank.
+void extract_role(const evidence::EvidenceDocument& document, const Incident& incident, FactSet& facts) {
+  if (facts.get("death.role").value || !incident.event) return;
+  const auto& event = *incident.event;
+  auto role_of = [](const evidence::LogEvent& e) -> std::string {
+    if (e.kind == "worker-died" || e.kind == "worker-fault") {
+      return e.detail("source") == "pytorch-dataloader" ? "dataloader-worker" : "worker";
+    }
+    if (e.kind == "rank-failed") return "rank";
+    return "";
+  };
+  std::string role = role_of(event);
+  std::string because = role.empty() ? "" : fmt::format("the line that reported the death: {}", excerpt(event.text));
+  if (role.empty() && event.pid) {
+    // A kernel record of the kill: a log line that named the same pid says what it was.
+    for (const auto& host : document.hosts) {
+      for (const auto& log : host.logs) {
+        for (const auto& e : log.events) {
+          if (e.pid != event.pid || role_of(e).empty()) continue;
+          role = role_of(e);
+          because = fmt::format("{} line {} named pid {}: {}", log.from.file, e.from.line.value_or(0), *event.pid, excerpt(e.text));
+          break;
+        }
+        if (!role.empty()) break;
+      }
+      if (!role.empty()) break;
+    }
+  }
+  if (role.empty()) return;
+  facts.set("death.role", role, incident.pointer);
+  facts.set("death.role_because", because, incident.pointer);
+  if (event.rank) set_if_missing(facts, "death.rank", std::int64_t{*event.rank}, incident.pointer + "/rank");
+}
+
+}  // namespace
+
+void extract_plain_log_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident,
+                             FactSet& facts) {
+  if (evidence::count_runs(document) > 0) return;
+  const auto log = main_log(document, incident);
+  if (!log) return;
+  extract_console(*log, facts);
+  extract_phase(*log, incident, facts);
+  if (incident) extract_role(document, *incident, facts);
+  // Failed: a death, a line that reports a failure, or a Python traceback.
+  std::string pointer;
+  bool failed = incident.has_value();
+  if (failed) pointer = incident->pointer;
+  for (std::size_t h = 0; h < document.hosts.size() && !failed; ++h) {
+    for (std::size_t f = 0; f < document.hosts[h].logs.size() && !failed; ++f) {
+      const auto& events = document.hosts[h].logs[f].events;
+      for (std::size_t i = 0; i < events.size(); ++i) {
+        if (!reports_failure(events[i])) continue;
+        failed = true;
+        pointer = fmt::format("/hosts/{}/logs/{}/events/{}", h, f, i);
+        break;
+      }
+    }
+  }
+  if (!failed && facts.get("console.exception").value) {
+    failed = true;
+    pointer = facts.get("console.exception").pointer;
+  }
+  if (failed) set_if_missing(facts, "job.failed", true, pointer);
+}
+
+}  // namespace ftdiag::facts
