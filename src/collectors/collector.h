@@ -51,6 +51,10 @@ class Collector {
   // Post-mortem: whether PATH (a file or a directory) holds something this
   // collector reads. Cheap (names, stat, a few bytes) and never throws.
   virtual bool recognises(const std::filesystem::path& path) const = 0;
+  // Whether the user named this collector's sources directly (a kernel log
+  // given with --kernel-log): it then runs once even when no PATH holds
+  // anything it recognises.
+  virtual bool asked_for(const CollectContext&) const { return false; }
 
   // Reads what it recognised under PATH into `document`. Never throws; what
   // could not be read is in the report's outcome and in the evidence itself

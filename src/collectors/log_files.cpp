@@ -12,6 +12,7 @@
 
 #include "collectors/evidence_walk.h"
 #include "collectors/kernel_log_collector.h"
+#include "collectors/read_progress.h"
 #include "evidence/job_directory.h"
 #include "evidence/log_file_scan.h"
 
@@ -82,6 +83,16 @@ std::vector<fs::path> logs_under(const fs::path& path, std::vector<std::string>*
   return logs;
 }
 
+std::uint64_t total_size(const std::vector<fs::path>& files) {
+  std::uint64_t total = 0;
+  for (const auto& file : files) {
+    std::error_code ec;
+    const auto size = fs::file_size(file, ec);
+    if (!ec) total += size;
+  }
+  return total;
+}
+
 }  // namespace
 
 bool is_plain_log(const fs::path& path) {
@@ -105,9 +116,12 @@ evidence::CollectorReport LogFilesCollector::collect(const fs::path& path, const
   // Files are read in parallel: a job directory of per-rank logs is read in
   // the time of its largest file when there are cores for it.
   std::vector<Fact<evidence::ScannedLog>> scanned(files.size(), Missing{MissingReason::not_present, "not read"});
+  ReadProgress progress(total_size(files));
   std::atomic<std::size_t> next{0};
   auto work = [&] {
-    for (std::size_t i = next++; i < files.size(); i = next++) scanned[i] = scanner.scan_file(files[i], "log-files");
+    for (std::size_t i = next++; i < files.size(); i = next++) {
+      scanned[i] = scanner.scan_file(files[i], "log-files", &progress.bytes_read());
+    }
   };
   const std::size_t threads = std::min<std::size_t>(files.size(), std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::thread> pool;

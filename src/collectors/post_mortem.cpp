@@ -36,22 +36,34 @@ Fact<evidence::EvidenceDocument> collect_post_mortem(const std::vector<fs::path>
   evidence::EvidenceDocument document;
   document.generator = fmt::format("ftdiag {}", FTDIAG_VERSION);
   bool recognised = false;
+  std::vector<bool> ran(collectors.size(), false);
+  auto run = [&](std::size_t i, const fs::path& path) {
+    const auto* collector = collectors[i];
+    ran[i] = true;
+    try {
+      document.collectors.push_back(collector->collect(path, context, document));
+    } catch (const std::exception& e) {
+      // A collector that fails must cost its own evidence only.
+      document.collectors.push_back({.name = std::string(collector->name()),
+                                     .section = std::string(collector->section()),
+                                     .sources = {path.string()},
+                                     .outcome = Missing{MissingReason::failed, e.what()}});
+    }
+  };
   for (const auto& path : paths) {
     if (auto ok = check_path(path); !ok) return ok.missing();
     document.sources.push_back(path.string());
-    for (const auto* collector : collectors) {
-      if (!collector->recognises(path)) continue;
+    for (std::size_t i = 0; i < collectors.size(); ++i) {
+      if (!collectors[i]->recognises(path)) continue;
       recognised = true;
-      try {
-        document.collectors.push_back(collector->collect(path, context, document));
-      } catch (const std::exception& e) {
-        // A collector that fails must cost its own evidence only.
-        document.collectors.push_back({.name = std::string(collector->name()),
-                                       .section = std::string(collector->section()),
-                                       .sources = {path.string()},
-                                       .outcome = Missing{MissingReason::failed, e.what()}});
-      }
+      run(i, path);
     }
+  }
+  // What the user named directly is read even where no PATH led to it.
+  for (std::size_t i = 0; i < collectors.size() && !paths.empty(); ++i) {
+    if (ran[i] || !collectors[i]->asked_for(context)) continue;
+    recognised = true;
+    run(i, paths.front());
   }
   if (!recognised) {
     std::string wanted;

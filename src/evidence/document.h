@@ -35,7 +35,8 @@ namespace ftdiag::evidence {
 //      (gpu_samples).
 //   7  a log file carries its size, whether it ends mid-line, NUL bytes,
 //      the phases it marks and its last lines by line number, and how many
-//      kernel lines it held.
+//      kernel lines it held; a host carries the values environment
+//      reports stated (reported).
 inline constexpr int kSchemaVersion = 7;
 
 // One process of the job tree, kept whole: the job itself, every process

@@ -13,7 +13,9 @@
 // of a block (a pattern split across two pieces is not seen).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -50,8 +52,11 @@ class LogScanner {
   ~LogScanner();
 
   // Reads a regular file. Missing when it cannot be opened; a read that
-  // fails midway keeps what was read and says so in `complete`.
-  Fact<ScannedLog> scan_file(const std::filesystem::path& file, const std::string& collector) const;
+  // fails midway keeps what was read and says so in `complete`. The bytes
+  // read are added to `bytes_read` as they are read (a progress report's
+  // counter, shared by the threads that read files; may be null).
+  Fact<ScannedLog> scan_file(const std::filesystem::path& file, const std::string& collector,
+                             std::atomic<std::uint64_t>* bytes_read = nullptr) const;
   // The same for text in memory (tests, fuzzing); `from` names it. Stamps
   // without a year (syslog, glog) are placed in `year`, else left untimed.
   ScannedLog scan_text(std::string_view text, const Provenance& from, std::optional<int> year = std::nullopt) const;

@@ -158,24 +158,26 @@ void extract_role(const evidence::EvidenceDocument& document, const Incident& in
   };
   std::string role = role_of(event);
   std::string because = role.empty() ? "" : fmt::format("the line that reported the death: {}", excerpt(event.text));
+  std::string pointer = incident.pointer;
   if (role.empty() && event.pid) {
     // A kernel record of the kill: a log line that named the same pid says what it was.
-    for (const auto& host : document.hosts) {
-      for (const auto& log : host.logs) {
-        for (const auto& e : log.events) {
+    for (std::size_t h = 0; h < document.hosts.size() && role.empty(); ++h) {
+      for (std::size_t f = 0; f < document.hosts[h].logs.size() && role.empty(); ++f) {
+        const auto& log = document.hosts[h].logs[f];
+        for (std::size_t i = 0; i < log.events.size(); ++i) {
+          const auto& e = log.events[i];
           if (e.pid != event.pid || role_of(e).empty()) continue;
           role = role_of(e);
           because = fmt::format("{} line {} named pid {}: {}", log.from.file, e.from.line.value_or(0), *event.pid, excerpt(e.text));
+          pointer = fmt::format("/hosts/{}/logs/{}/events/{}", h, f, i);
           break;
         }
-        if (!role.empty()) break;
       }
-      if (!role.empty()) break;
     }
   }
   if (role.empty()) return;
-  facts.set("death.role", role, incident.pointer);
-  facts.set("death.role_because", because, incident.pointer);
+  facts.set("death.role", role, pointer);
+  facts.set("death.role_because", because, pointer);
   if (event.rank) set_if_missing(facts, "death.rank", std::int64_t{*event.rank}, incident.pointer + "/rank");
 }
 

@@ -75,9 +75,23 @@ MultiPattern::Scratch MultiPattern::make_scratch() const {
 
 namespace {
 
+struct ScanContext {
+  std::string_view text;
+  std::vector<MultiPattern::Match>& matches;
+  std::vector<std::size_t>& last_end;  // per pattern: the end it reported last (0: none)
+};
+
+// A pattern ending in ".*", "\S+" or "\d+" reports every byte of the run
+// as an end. Ends that follow one another within a line say nothing new to
+// a caller that groups by line: only the first of such a run is kept (a run
+// that goes on past a "\n" is kept again in the next line).
 int on_match(unsigned int id, unsigned long long, unsigned long long to, unsigned int, void* context) {
-  auto* matches = static_cast<std::vector<MultiPattern::Match>*>(context);
-  matches->push_back({id, static_cast<std::size_t>(to)});
+  auto& scan = *static_cast<ScanContext*>(context);
+  const auto end = static_cast<std::size_t>(to);
+  std::size_t& last = scan.last_end[id];
+  const bool same_run = last != 0 && last + 1 == end && scan.text[end - 2] != '\n';
+  last = end;
+  if (!same_run) scan.matches.push_back({id, end});
   return 0;  // go on
 }
 
@@ -87,8 +101,10 @@ bool MultiPattern::scan(std::string_view text, Scratch& scratch, std::vector<Mat
   if (!database_) return count_ == 0;
   if (!scratch.scratch_ || text.size() > std::numeric_limits<unsigned int>::max()) return false;
   const std::size_t first = matches.size();
+  std::vector<std::size_t> last_end(count_, 0);
+  ScanContext context{text, matches, last_end};
   const hs_error_t status = hs_scan(database_, text.data(), static_cast<unsigned int>(text.size()), 0, scratch.scratch_,
-                                    on_match, &matches);
+                                    on_match, &context);
   // Hyperscan delivers matches mostly, not strictly, in end order.
   auto by_end = [](const Match& a, const Match& b) { return a.end != b.end ? a.end < b.end : a.pattern < b.pattern; };
   if (!std::is_sorted(matches.begin() + static_cast<std::ptrdiff_t>(first), matches.end(), by_end)) {

@@ -58,9 +58,11 @@ class MultiPattern {
     bool operator==(const Match&) const = default;
   };
 
-  // Appends every match in `text` to `matches`, ordered by end offset (and
+  // Appends the matches in `text` to `matches`, ordered by end offset (and
   // pattern for equal ends). A pattern that matches several times in a line
-  // reports each end; callers group by line. False when the scan could not
+  // reports each end, except that of ends one byte apart within a line
+  // (".*", "\S+" extending a match) only the first is kept; callers group
+  // by line. False when the scan could not
   // run (a block over 4 GiB, an allocation failure): `matches` then holds
   // what was found before.
   bool scan(std::string_view text, Scratch& scratch, std::vector<Match>& matches) const;

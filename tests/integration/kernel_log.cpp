@@ -21,6 +21,7 @@ std::optional<KernelRecord> parse_record(std::string_view raw) {
   record.sequence = std::strtoull(std::string(raw.substr(first_comma + 1)).c_str(), nullptr, 10);
   auto text = raw.substr(semicolon + 1);
   record.message = std::string(text.substr(0, text.find('\n')));
+  record.raw = std::string(raw.substr(0, raw.find('\n')));
   return record;
 }
 

@@ -13,6 +13,7 @@ namespace ftdiag::itest {
 struct KernelRecord {
   std::uint64_t sequence = 0;
   std::string message;  // without the "prio,seq,time,flags;" prefix
+  std::string raw;      // "prio,seq,time,flags;message", as a saved /dev/kmsg holds it
 };
 
 // Every record still in the kernel's ring buffer, oldest first, read without

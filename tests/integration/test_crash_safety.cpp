@@ -125,8 +125,8 @@ TEST_CASE("crash_safety: analyze on a path without a record exits 3 with a messa
     CHECK_MESSAGE(analysis.outcome.exited_with(3), analysis.outcome.describe());
     CHECK(analysis.outcome.err.find("journal.jsonl") != std::string::npos);
   }
-  SUBCASE("a file") {
-    write_text(tmp / "a-file", "{}\n");
+  SUBCASE("a binary file") {
+    write_text(tmp / "a-file", std::string("\x7f" "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0", 16));
     auto analysis = analyze(tmp / "a-file");
     CHECK_MESSAGE(analysis.outcome.exited_with(3), analysis.outcome.describe());
     CHECK_FALSE(analysis.outcome.err.empty());

@@ -27,7 +27,9 @@ using ftdiag::parse::testing::read_whole;
 
 std::vector<fs::path> fixture_logs() {
   std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(fs::path(FTDIAG_FIXTURES_DIR) / "logs")) files.push_back(entry.path());
+  for (const auto& entry : fs::directory_iterator(fs::path(FTDIAG_FIXTURES_DIR) / "logs")) {
+    if (entry.is_regular_file()) files.push_back(entry.path());
+  }
   std::sort(files.begin(), files.end());
   REQUIRE(files.size() >= 10);
   return files;

@@ -227,6 +227,13 @@ TEST_CASE("registry: a rich document gives every fact a value of its registered 
                                           "log.scheduler_memory_kill", "log.oom_daemon_kill", "log.eviction",
                                           "log.cuda_oom", "log.nccl_error", "log.shm_error", "log.worker_died",
                                           "log.cuda_driver_too_old", "log.cuda_driver_found_version", "log.cuda_unsupported_ptx",
+                                          "log.container_exit_code", "log.cpp_terminate", "log.cuda_ecc_error",
+                                          "log.cuda_illegal_address", "log.cuda_no_kernel_image", "log.host_memory_error",
+                                          "log.host_memory_percent", "log.launcher_signalled", "log.library_abi_error",
+                                          "log.memory_corruption", "log.native_crash", "log.native_crash_signal",
+                                          "log.nccl_timeout", "log.stack_overflow",
+                                          // A plain log's count; this phase comes from a run's console.
+                                          "phase.lines_to_death",
                                           // The GPU probe answered; tables (rules/*.json) derive these after extraction.
                                           "gpu.probe_failure", "gpu.arch_min_driver", "gpu.arch_name", "torch.wheel_tag_for_driver",
                                           "cuda.build_min_driver", "cuda.build_compat_min_driver"};

@@ -1,0 +1,110 @@
+// Facts from plain logs alone (`analyze` of a folder a job left without
+// ftdiag): the incident, the phase by line numbers, the role the printing
+// line names, the last lines.
+#include <csignal>
+
+#include <doctest/doctest.h>
+
+#include "facts/extract.h"
+
+using namespace ftdiag;
+using namespace ftdiag::evidence;
+
+namespace {
+
+LogEvent event_at(std::string kind, std::uint64_t line, std::string text, std::optional<int> signal = std::nullopt,
+                  std::optional<double> time = std::nullopt) {
+  LogEvent e{.kind = std::move(kind), .time = time, .from = Provenance{.collector = "log-files", .file = "train.log", .line = line},
+             .text = std::move(text), .signal = signal};
+  return e;
+}
+
+LogFileEvidence console(std::vector<LogEvent> events, std::vector<LogPhase> phases, std::uint64_t lines) {
+  LogFileEvidence log;
+  log.from = Provenance{.collector = "log-files", .file = "train.log"};
+  log.line_count = lines;
+  log.events = std::move(events);
+  log.phases = std::move(phases);
+  return log;
+}
+
+EvidenceDocument document_with(std::vector<LogFileEvidence> logs) {
+  EvidenceDocument document;
+  auto& host = host_named(document, "");
+  host.logs = std::move(logs);
+  return document;
+}
+
+template <class T>
+T value_of(const facts::FactSet& facts, const std::string& name) {
+  const auto& entry = facts.get(name);
+  REQUIRE_MESSAGE(entry.value.has_value(), name << ": " << entry.value.missing().detail);
+  return std::get<T>(entry.value.value());
+}
+
+}  // namespace
+
+TEST_CASE("plain logs: the launcher's -9 after a loading line is a death in the model-load phase") {
+  auto log = console({event_at("launcher-teardown", 2, "Killing subprocess 9439", SIGKILL),
+                      event_at("rank-failed", 7, "exits with return code = -9", SIGKILL)},
+                     {LogPhase{.phase = "model-load", .first_line_number = 1, .last_line_number = 1, .lines = 1,
+                               .first_line = "Initializing language decoder from ./7b/"}},
+                     7);
+  const auto facts = facts::extract_facts(document_with({log}));
+  // The teardown line names a survivor the launcher killed: not the incident.
+  CHECK(value_of<std::string>(facts, "death.source") == "log");
+  CHECK(facts.get("death.signal").pointer == "/hosts/0/logs/0/events/1");
+  CHECK(value_of<std::string>(facts, "death.role") == "rank");
+  CHECK(value_of<bool>(facts, "job.failed"));
+  CHECK(value_of<std::string>(facts, "phase.at_death") == "model-load");
+  CHECK(value_of<std::string>(facts, "phase.source") == "log");
+  CHECK(value_of<std::int64_t>(facts, "phase.lines_to_death") == 6);
+  CHECK(facts.get("phase.at_death").pointer == "/hosts/0/logs/0/phases/0/phase");
+}
+
+TEST_CASE("plain logs: only phases before the death's line count") {
+  auto log = console({event_at("rank-failed", 20, "failed (exitcode: -9) local_rank: 3 (pid: 41)", SIGKILL)},
+                     {LogPhase{.phase = "training", .first_line_number = 5, .last_line_number = 18, .lines = 14, .first_line = "{'loss': 1.0}"},
+                      LogPhase{.phase = "checkpoint-save", .first_line_number = 30, .last_line_number = 30, .lines = 1,
+                               .first_line = "Saving model checkpoint to out/checkpoint-500"}},
+                     40);
+  const auto facts = facts::extract_facts(document_with({log}));
+  CHECK(value_of<std::string>(facts, "phase.at_death") == "training");
+  CHECK(value_of<std::int64_t>(facts, "phase.lines_to_death") == 2);
+  CHECK(value_of<std::int64_t>(facts, "phase.checkpoint_saves_before") == 0);
+}
+
+TEST_CASE("plain logs: of ranks dying within the clock skew, a fault is the first failure, not the launcher's SIGTERM") {
+  auto other = console({event_at("rank-failed", 3, "failed (exitcode: -15) local_rank: 0 (pid: 40)", SIGTERM, 1000.0)}, {}, 5);
+  other.from.file = "node1.log";
+  auto first = console({event_at("rank-failed", 9, "failed (exitcode: -11) local_rank: 1 (pid: 41)", SIGSEGV, 1000.8)}, {}, 9);
+  const auto facts = facts::extract_facts(document_with({other, first}));
+  CHECK(value_of<std::int64_t>(facts, "death.signal") == SIGSEGV);
+  CHECK(facts.get("death.signal").pointer == "/hosts/0/logs/1/events/0");
+}
+
+TEST_CASE("plain logs: a DataLoader's line names the worker the kernel killed") {
+  auto document = document_with({console({event_at("worker-died", 1, "RuntimeError: DataLoader worker (pid 629) is killed by signal: Killed.", SIGKILL)}, {}, 1)});
+  document.hosts[0].logs[0].events[0].pid = 629;
+  document.hosts[0].logs[0].events[0].details["source"] = "pytorch-dataloader";
+  const auto facts = facts::extract_facts(document);
+  CHECK(value_of<std::string>(facts, "death.role") == "dataloader-worker");
+  CHECK(value_of<std::int64_t>(facts, "death.pid") == 629);
+}
+
+TEST_CASE("plain logs: an exception without any signal still says the job failed, and the tail gives it") {
+  auto log = console({}, {}, 4);
+  log.tail = {LogLine{1, "Traceback (most recent call last):"}, LogLine{2, "  File \"train.py\", line 3, in <module>"},
+              LogLine{3, "    loss.backward()"}, LogLine{4, "torch.cuda.OutOfMemoryError: CUDA out of memory."}};
+  const auto facts = facts::extract_facts(document_with({log}));
+  CHECK_FALSE(facts.get("death.signal").value);
+  CHECK(value_of<bool>(facts, "job.failed"));
+  CHECK(value_of<std::string>(facts, "console.exception") == "torch.cuda.OutOfMemoryError: CUDA out of memory.");
+  CHECK(value_of<std::int64_t>(facts, "console.lines") == 4);
+}
+
+TEST_CASE("plain logs: a log with nothing recognised says nothing failed") {
+  const auto facts = facts::extract_facts(document_with({console({}, {}, 3)}));
+  CHECK_FALSE(facts.get("job.failed").value);
+  CHECK_FALSE(facts.get("phase.at_death").value);
+}
