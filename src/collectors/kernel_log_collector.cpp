@@ -15,6 +15,7 @@
 #include "base/read_file.h"
 #include "collect/host_name.h"
 #include "collect/kernel_log_reader.h"
+#include "collectors/evidence_walk.h"
 #include "evidence/job_reader.h"
 #include "evidence/kernel_events.h"
 
@@ -175,10 +176,10 @@ std::vector<fs::path> kernel_log_files_in(const fs::path& path) {
     if (is_kernel_log_name(path) || looks_like_kernel_log(path)) files.push_back(path);
     return files;
   }
-  for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_regular_file(ec) && is_kernel_log_name(it->path())) files.push_back(it->path());
+  // Sub-folders too: a multi-node job's folder keeps one per node (node0/kernel.log).
+  for (auto& file : walk_evidence_files(path).files) {
+    if (is_kernel_log_name(file)) files.push_back(std::move(file));
   }
-  std::sort(files.begin(), files.end());
   return files;
 }
 
@@ -210,15 +211,21 @@ evidence::CollectorReport KernelLogCollector::collect(const fs::path& path, cons
       failures.push_back(source + ": " + kernel.missing().detail);
       return false;
     }
-    target_host(document).kernel = std::move(kernel);
+    auto& host = target_host(document);
+    if (host.kernel) {
+      // Several files (one per node, or rotated logs): their records together.
+      auto& records = host.kernel.value().records;
+      for (auto& record : kernel.value().records) records.push_back(std::move(record));
+    } else {
+      host.kernel = std::move(kernel);
+    }
     return true;
   };
-  for (const auto& file : context.kernel_logs) {
-    if (take(file.string(), read_file_source(file, "kernel-log", std::nullopt))) return report;
-  }
-  for (const auto& file : kernel_log_files_in(path)) {
-    if (take(file.string(), read_file_source(file, "kernel-log", window))) return report;
-  }
+  bool read_any = false;
+  for (const auto& file : context.kernel_logs) read_any |= take(file.string(), read_file_source(file, "kernel-log", std::nullopt));
+  if (read_any) return report;
+  for (const auto& file : kernel_log_files_in(path)) read_any |= take(file.string(), read_file_source(file, "kernel-log", window));
+  if (read_any) return report;
   if (context.read_this_host && window) {
     if (recorded_since_this_boot(document)) {
       if (take("/dev/kmsg", read_kmsg(window))) return report;

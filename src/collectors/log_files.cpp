@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <atomic>
 #include <set>
 #include <thread>
@@ -93,6 +94,13 @@ std::uint64_t total_size(const std::vector<fs::path>& files) {
   return total;
 }
 
+// $XDG_CACHE_HOME/ftdiag, else ~/.cache/ftdiag; none without a home.
+std::optional<fs::path> pattern_cache_directory() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && xdg[0] == '/') return fs::path(xdg) / "ftdiag";
+  if (const char* home = std::getenv("HOME"); home && home[0] == '/') return fs::path(home) / ".cache" / "ftdiag";
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool is_plain_log(const fs::path& path) {
@@ -109,7 +117,7 @@ evidence::CollectorReport LogFilesCollector::collect(const fs::path& path, const
   evidence::CollectorReport report{.name = std::string(name()), .section = std::string(section())};
   std::vector<std::string> problems;
   const auto files = logs_under(path, &problems);
-  const evidence::LogScanner scanner(context.phases, context.line_events);
+  const evidence::LogScanner scanner(context.phases, context.line_events, pattern_cache_directory());
   if (!scanner.fallback_reason().empty()) {
     problems.push_back("patterns read line by line (slower): " + scanner.fallback_reason());
   }
@@ -118,12 +126,15 @@ evidence::CollectorReport LogFilesCollector::collect(const fs::path& path, const
   std::vector<Fact<evidence::ScannedLog>> scanned(files.size(), Missing{MissingReason::not_present, "not read"});
   ReadProgress progress(total_size(files));
   std::atomic<std::size_t> next{0};
+  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t threads = std::min<std::size_t>(files.size(), cores);
+  // The cores the files do not take read parts of each large file at once.
+  const std::size_t per_file = std::max<std::size_t>(1, cores / std::max<std::size_t>(1, threads));
   auto work = [&] {
     for (std::size_t i = next++; i < files.size(); i = next++) {
-      scanned[i] = scanner.scan_file(files[i], "log-files", &progress.bytes_read());
+      scanned[i] = scanner.scan_file(files[i], "log-files", &progress.bytes_read(), per_file);
     }
   };
-  const std::size_t threads = std::min<std::size_t>(files.size(), std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::thread> pool;
   for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
   work();

@@ -11,6 +11,7 @@
 #include <ctime>
 #include <deque>
 #include <optional>
+#include <thread>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -20,6 +21,7 @@
 #include <re2/re2.h>
 #include <re2/set.h>
 
+#include "base/read_file.h"
 #include "base/unique_fd.h"
 #include "evidence/console_summary.h"
 #include "evidence/kernel_events.h"
@@ -115,6 +117,46 @@ class Scan {
   }
 
   void read_failed(Missing why) { complete_ = std::move(why); }
+
+  // Takes in the scan of the part of the file that follows this one (read
+  // by another thread from a line start): its line numbers follow ours.
+  void absorb(Scan&& later) {
+    const std::uint64_t offset = line_ - 1;
+    auto shift = [offset](LogEvent& event) {
+      if (event.from.line) *event.from.line += offset;
+    };
+    for (auto* part : {&later.first_events_}) {
+      for (auto& event : *part) {
+        shift(event);
+        keep_event(std::move(event));
+      }
+    }
+    for (auto& event : later.last_events_) {
+      shift(event);
+      keep_event(std::move(event));
+    }
+    events_dropped_ += later.events_dropped_;
+    for (auto& phase : later.phases_seen_) {
+      phase.first_line_number += offset;
+      phase.last_line_number += offset;
+      if (!phases_seen_.empty() && phases_seen_.back().phase == phase.phase) {
+        phases_seen_.back().last_line_number = phase.last_line_number;
+        phases_seen_.back().lines += phase.lines;
+        continue;
+      }
+      phases_seen_.push_back(std::move(phase));
+      if (phases_seen_.size() > kMaxPhaseStretches) phases_seen_.pop_front();
+    }
+    if (kernel_text_.size() + later.kernel_text_.size() <= LogScanner::kMaxKernelTextBytes) {
+      kernel_text_ += later.kernel_text_;
+      for (auto number : later.kernel_line_numbers_) kernel_line_numbers_.push_back(number + offset);
+    }
+    bytes_ += later.bytes_;
+    nul_bytes_ += later.nul_bytes_;
+    if (later.bytes_ > 0) last_byte_ = later.last_byte_;
+    line_ += later.line_ - 1;
+    if (!later.complete_) complete_ = std::move(later.complete_);
+  }
 
   ScannedLog finish(std::string_view end_text, bool end_text_is_whole_file) && {
     ScannedLog out;
@@ -254,6 +296,11 @@ class Scan {
                    .rank = matched.rank,
                    .details = std::move(matched.details)};
     event.details["source"] = matched.source;
+    keep_event(std::move(event));
+  }
+
+  // The first events tell how the end began, the last how it ended.
+  void keep_event(LogEvent event) {
     if (first_events_.size() < kMaxLogEvents / 2) {
       first_events_.push_back(std::move(event));
       return;
@@ -356,7 +403,39 @@ std::size_t block_end(const char* data, std::size_t size) {
 
 }  // namespace
 
-LogScanner::LogScanner(const PhaseTable* phases, const parse::LineEventTable* events)
+namespace {
+
+// The compiled patterns from the cache, when a file there has their
+// fingerprint and reads back; else compiled, and written there for the next
+// run (a temporary file renamed into place: readers see a whole file or
+// none). A cache that cannot be read or written costs only the compile.
+std::variant<parse::MultiPattern, std::string> compiled_patterns(const std::vector<std::string>& all,
+                                                                 const std::optional<fs::path>& cache_dir) {
+  if (!cache_dir) return parse::MultiPattern::compile(all);
+  const fs::path file = *cache_dir / ("patterns-" + parse::MultiPattern::fingerprint(all) + ".hsdb");
+  if (auto bytes = read_small_file(file, std::size_t{64} << 20)) {
+    if (auto loaded = parse::MultiPattern::deserialize(bytes.value(), all.size())) return std::move(*loaded);
+  }
+  auto compiled = parse::MultiPattern::compile(all);
+  const auto* multi = std::get_if<parse::MultiPattern>(&compiled);
+  if (!multi) return compiled;
+  const auto bytes = multi->serialize();
+  std::error_code ec;
+  fs::create_directories(*cache_dir, ec);
+  if (!bytes || ec) return compiled;
+  fs::permissions(*cache_dir, fs::perms::owner_all, fs::perm_options::replace, ec);
+  const fs::path temporary = file.string() + "." + std::to_string(::getpid()) + ".tmp";
+  UniqueFd out(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!out.valid()) return compiled;
+  const bool written = ::write(out.get(), bytes->data(), bytes->size()) == static_cast<ssize_t>(bytes->size());
+  out.reset();
+  if (!written || ::rename(temporary.c_str(), file.c_str()) != 0) ::unlink(temporary.c_str());
+  return compiled;
+}
+
+}  // namespace
+
+LogScanner::LogScanner(const PhaseTable* phases, const parse::LineEventTable* events, std::optional<fs::path> cache_dir)
     : phases_(phases), events_(events), patterns_(std::make_unique<Patterns>()) {
   std::vector<std::string> all;
   if (events_) {
@@ -369,7 +448,7 @@ LogScanner::LogScanner(const PhaseTable* phases, const parse::LineEventTable* ev
   patterns_->phases = all.size() - patterns_->events;
   const auto& kernel = kernel_line_patterns();
   all.insert(all.end(), kernel.begin(), kernel.end());
-  auto compiled = parse::MultiPattern::compile(all);
+  auto compiled = compiled_patterns(all, cache_dir);
   if (auto* multi = std::get_if<parse::MultiPattern>(&compiled)) {
     patterns_->all.emplace(std::move(*multi));
     return;
@@ -402,8 +481,65 @@ ScannedLog LogScanner::scan_text(std::string_view text, const Provenance& from, 
                                 text.size() <= kTailReadBytes);
 }
 
+namespace {
+
+// Reads [begin, end) of the file (begin at a line start) into `scan`, block
+// by block.
+void read_range(int fd, const fs::path& file, std::uint64_t begin, std::uint64_t end, Scan& scan,
+                std::atomic<std::uint64_t>* bytes_read) {
+  std::unique_ptr<char[]> buffer(new char[LogScanner::kBlockBytes]);
+  std::size_t have = 0;
+  std::uint64_t offset = begin;  // of buffer[0]
+  for (;;) {
+    const std::uint64_t left = end - (offset + have);
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(LogScanner::kBlockBytes - have, left));
+    ssize_t n = 0;
+    if (want > 0) n = ::pread(fd, buffer.get() + have, want, static_cast<off_t>(offset + have));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      scan.read_failed(missing_from_errno(errno, fmt::format("read {} at byte {}", file.string(), offset + have)));
+      scan.block(buffer.get(), have);
+      return;
+    }
+    if (n == 0) {
+      scan.block(buffer.get(), have);  // the last line, without a line end when the file has none
+      return;
+    }
+    have += static_cast<std::size_t>(n);
+    if (bytes_read) bytes_read->fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed);
+    if (have < LogScanner::kBlockBytes && offset + have < end) continue;
+    const std::size_t cut = offset + have == end ? have : block_end(buffer.get(), have);
+    scan.block(buffer.get(), cut);
+    offset += cut;
+    have -= cut;
+    std::memmove(buffer.get(), buffer.get() + cut, have);
+    if (have == 0 && offset == end) return;
+  }
+}
+
+// Where the parts of a large file read in parallel begin: just after a line
+// end near each equal share (no line end within reach: fewer parts).
+std::vector<std::uint64_t> part_starts(int fd, std::uint64_t size, std::size_t parts) {
+  std::vector<std::uint64_t> starts{0};
+  constexpr std::size_t kReach = 1 << 20;
+  std::string window(kReach, '\0');
+  for (std::size_t k = 1; k < parts; ++k) {
+    const std::uint64_t near = size / parts * k;
+    if (near <= starts.back()) continue;
+    const ssize_t n = ::pread(fd, window.data(), kReach, static_cast<off_t>(near));
+    if (n <= 0) break;
+    const void* nl = std::memchr(window.data(), '\n', static_cast<std::size_t>(n));
+    if (!nl) continue;
+    const std::uint64_t start = near + static_cast<std::uint64_t>(static_cast<const char*>(nl) - window.data()) + 1;
+    if (start < size) starts.push_back(start);
+  }
+  return starts;
+}
+
+}  // namespace
+
 Fact<ScannedLog> LogScanner::scan_file(const fs::path& file, const std::string& collector,
-                                       std::atomic<std::uint64_t>* bytes_read) const {
+                                       std::atomic<std::uint64_t>* bytes_read, std::size_t threads) const {
   UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (!fd.valid()) return missing_from_errno(errno, "open " + file.string());
   struct stat st {};
@@ -414,38 +550,29 @@ Fact<ScannedLog> LogScanner::scan_file(const fs::path& file, const std::string& 
   const time_t mtime = st.st_mtime;
   std::optional<int> year;
   if (::gmtime_r(&mtime, &written)) year = written.tm_year + 1900;
-  Scan scan(*patterns_, phases_, events_, Provenance{.collector = collector, .file = file.string()}, year);
-  std::unique_ptr<char[]> buffer(new char[kBlockBytes]);
-  std::size_t have = 0;
-  std::uint64_t offset = 0;
-  for (;;) {
-    const ssize_t n = ::read(fd.get(), buffer.get() + have, kBlockBytes - have);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      scan.read_failed(missing_from_errno(errno, fmt::format("read {} at byte {}", file.string(), offset + have)));
-      scan.block(buffer.get(), have);
-      break;
-    }
-    if (n == 0) {
-      scan.block(buffer.get(), have);  // the last line, without a line end
-      break;
-    }
-    have += static_cast<std::size_t>(n);
-    if (bytes_read) bytes_read->fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed);
-    if (have < kBlockBytes) continue;
-    const std::size_t end = block_end(buffer.get(), have);
-    scan.block(buffer.get(), end);
-    offset += end;
-    have -= end;
-    std::memmove(buffer.get(), buffer.get() + end, have);
-  }
+  const Provenance from{.collector = collector, .file = file.string()};
+  // The size when opened: a log still growing is read up to there.
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  const std::size_t parts = size >= kParallelMinBytes ? std::max<std::size_t>(1, threads) : 1;
+  const auto starts = part_starts(fd.get(), size, parts);
+  std::vector<Scan> scans;
+  scans.reserve(starts.size());
+  for (std::size_t k = 0; k < starts.size(); ++k) scans.emplace_back(*patterns_, phases_, events_, from, year);
+  auto read_part = [&](std::size_t k) {
+    const std::uint64_t end = k + 1 < starts.size() ? starts[k + 1] : size;
+    read_range(fd.get(), file, starts[k], end, scans[k], bytes_read);
+  };
+  std::vector<std::thread> workers;
+  for (std::size_t k = 1; k < starts.size(); ++k) workers.emplace_back(read_part, k);
+  read_part(0);
+  for (auto& worker : workers) worker.join();
+  for (std::size_t k = 1; k < scans.size(); ++k) scans[0].absorb(std::move(scans[k]));
   // The tail is read again from the file: the blocks were changed in place.
-  const std::uint64_t size = offset + have;
   const std::size_t tail_bytes = static_cast<std::size_t>(std::min<std::uint64_t>(size, kTailReadBytes));
   std::string tail(tail_bytes, '\0');
   ssize_t got = ::pread(fd.get(), tail.data(), tail_bytes, static_cast<off_t>(size - tail_bytes));
   tail.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
-  return std::move(scan).finish(tail, size <= kTailReadBytes);
+  return std::move(scans[0]).finish(tail, size <= kTailReadBytes);
 }
 
 bool looks_like_text(std::string_view head) {

@@ -47,7 +47,11 @@ class LogScanner {
   // outlive the scanner. When the patterns cannot be searched at once (a
   // rule file with a construct Hyperscan lacks) every line is read by the
   // exact readers: slower, the same evidence; fallback_reason() says why.
-  LogScanner(const PhaseTable* phases, const parse::LineEventTable* events);
+  // With `cache_dir`, the compiled search is kept there between runs (by a
+  // fingerprint of the patterns and the Hyperscan build), which saves the
+  // few tenths of a second compiling costs at every start.
+  LogScanner(const PhaseTable* phases, const parse::LineEventTable* events,
+             std::optional<std::filesystem::path> cache_dir = std::nullopt);
   LogScanner(LogScanner&&) noexcept;
   ~LogScanner();
 
@@ -55,8 +59,11 @@ class LogScanner {
   // fails midway keeps what was read and says so in `complete`. The bytes
   // read are added to `bytes_read` as they are read (a progress report's
   // counter, shared by the threads that read files; may be null).
+  // With threads > 1, a file of kParallelMinBytes or more is read in that
+  // many parts at once (each from a line start), then joined in order: the
+  // same evidence as one pass, in a fraction of the time on several cores.
   Fact<ScannedLog> scan_file(const std::filesystem::path& file, const std::string& collector,
-                             std::atomic<std::uint64_t>* bytes_read = nullptr) const;
+                             std::atomic<std::uint64_t>* bytes_read = nullptr, std::size_t threads = 1) const;
   // The same for text in memory (tests, fuzzing); `from` names it. Stamps
   // without a year (syslog, glog) are placed in `year`, else left untimed.
   ScannedLog scan_text(std::string_view text, const Provenance& from, std::optional<int> year = std::nullopt) const;
@@ -66,6 +73,7 @@ class LogScanner {
   // Bytes per block (a longer line is read in pieces of this size).
   static constexpr std::size_t kBlockBytes = std::size_t{4} << 20;
   static constexpr std::size_t kTailLines = 200;
+  static constexpr std::uint64_t kParallelMinBytes = std::uint64_t{64} << 20;
   static constexpr std::size_t kTailReadBytes = std::size_t{1} << 20;
   static constexpr std::size_t kMaxKernelTextBytes = std::size_t{8} << 20;
 

@@ -3,6 +3,7 @@
 #include <hs.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <utility>
 
@@ -39,6 +40,43 @@ std::variant<MultiPattern, std::string> MultiPattern::compile(const std::vector<
     return which + message;
   }
   return compiled;
+}
+
+std::optional<std::string> MultiPattern::serialize() const {
+  if (!database_) return std::nullopt;
+  char* bytes = nullptr;
+  std::size_t length = 0;
+  if (hs_serialize_database(database_, &bytes, &length) != HS_SUCCESS || !bytes) return std::nullopt;
+  std::string out(bytes, length);
+  std::free(bytes);
+  return out;
+}
+
+std::optional<MultiPattern> MultiPattern::deserialize(std::string_view bytes, std::size_t pattern_count) {
+  MultiPattern loaded;
+  loaded.count_ = pattern_count;
+  if (bytes.empty() || hs_deserialize_database(bytes.data(), bytes.size(), &loaded.database_) != HS_SUCCESS) {
+    return std::nullopt;
+  }
+  // A database of another mode or platform deserializes but cannot scan.
+  hs_scratch_t* scratch = nullptr;
+  if (hs_alloc_scratch(loaded.database_, &scratch) != HS_SUCCESS) return std::nullopt;
+  hs_free_scratch(scratch);
+  return loaded;
+}
+
+std::string MultiPattern::fingerprint(const std::vector<std::string>& patterns) {
+  // FNV-1a over the patterns, each ended by a NUL (no pattern holds one),
+  // and the library's version and this file's flags.
+  std::uint64_t hash = 1469598103934665603ull;
+  auto mix = [&](std::string_view text) {
+    for (unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
+    hash = (hash ^ 0u) * 1099511628211ull;
+  };
+  mix(hs_version());
+  mix("block multiline v1");
+  for (const auto& p : patterns) mix(p);
+  return fmt::format("{:016x}-{}", hash, patterns.size());
 }
 
 MultiPattern::MultiPattern(MultiPattern&& other) noexcept

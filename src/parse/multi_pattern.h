@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -32,6 +33,16 @@ class MultiPattern {
   // Compiles the patterns (their index is the id matches report). An error
   // names the pattern that failed: "pattern 3 (Killed (?<x...): message".
   static std::variant<MultiPattern, std::string> compile(const std::vector<std::string>& patterns);
+
+  // The compiled form as bytes, and back: compiling a few hundred patterns
+  // takes a few tenths of a second, reading them back a millisecond. Bytes
+  // from another Hyperscan version or platform, or damaged, give nullopt
+  // (Hyperscan checks the header and a checksum of the code).
+  std::optional<std::string> serialize() const;
+  static std::optional<MultiPattern> deserialize(std::string_view bytes, std::size_t pattern_count);
+  // Names what compile() makes of these patterns in this Hyperscan build:
+  // equal fingerprints, interchangeable databases.
+  static std::string fingerprint(const std::vector<std::string>& patterns);
 
   MultiPattern(MultiPattern&&) noexcept;
   MultiPattern& operator=(MultiPattern&&) noexcept;

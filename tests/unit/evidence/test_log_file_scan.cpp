@@ -362,6 +362,41 @@ TEST_CASE("log scan: a file gives the same evidence as its text in memory") {
   CHECK(in_memory.log.ends_mid_line);
 }
 
+TEST_CASE("log scan: a large file read in parts at once gives the evidence of one pass") {
+  // Events, phases, redraws and kernel lines spread over the whole file, so
+  // that every part holds some and the parts' seams fall between them.
+  const std::size_t size = static_cast<std::size_t>(LogScanner::kParallelMinBytes) + LogScanner::kBlockBytes * 3;
+  std::vector<std::pair<std::size_t, std::string>> inserted;
+  for (std::size_t line = 3; line < size / 60; line += 97'531) {
+    inserted.emplace_back(line, kTeardown);
+    inserted.emplace_back(line + 1, kBar0 + "\r" + kBar50 + "\n");
+    inserted.emplace_back(line + 2, kSaving);
+    inserted.emplace_back(line + 3, "[ 8123.456801] Memory cgroup out of memory: Killed process 629 (python) total-vm:1000kB, "
+                                    "anon-rss:900kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:10kB oom_score_adj:0\n");
+  }
+  std::string text = console_of(size, inserted);
+  text += kRankFailed + "the last line, cut";
+
+  const fs::path folder = fs::temp_directory_path() / ("ftdiag-log-parts-" + std::to_string(::getpid()));
+  fs::create_directories(folder);
+  const fs::path file = folder / "console.log";
+  {
+    std::ofstream out(file, std::ios::binary);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  }
+  const auto one_pass = project_scanner().scan_file(file, "log-files", nullptr, 1);
+  const auto in_parts = project_scanner().scan_file(file, "log-files", nullptr, 3);
+  fs::remove_all(folder);
+  REQUIRE(one_pass);
+  REQUIRE(in_parts);
+  CHECK(one_pass->log.events.size() > 10);
+  CHECK(one_pass->log.phases.size() > 10);
+  CHECK(event_lines(in_parts->log) == event_lines(one_pass->log));
+  CHECK(phase_lines(in_parts->log) == phase_lines(one_pass->log));
+  CHECK(in_parts->log == one_pass->log);
+  CHECK(in_parts->kernel_events == one_pass->kernel_events);
+}
+
 TEST_CASE("log scan: a missing file is missing, with the reason") {
   const auto scanned = project_scanner().scan_file("/nonexistent/ftdiag/console.log", "log-files");
   REQUIRE_FALSE(scanned);
