@@ -159,6 +159,7 @@ void extract_role(const evidence::EvidenceDocument& document, const Incident& in
   std::string role = role_of(event);
   std::string because = role.empty() ? "" : fmt::format("the line that reported the death: {}", excerpt(event.text));
   std::string pointer = incident.pointer;
+  std::optional<int> rank = event.rank;
   if (role.empty() && event.pid) {
     // A kernel record of the kill: a log line that named the same pid says what it was.
     for (std::size_t h = 0; h < document.hosts.size() && role.empty(); ++h) {
@@ -170,6 +171,7 @@ void extract_role(const evidence::EvidenceDocument& document, const Incident& in
           role = role_of(e);
           because = fmt::format("{} line {} named pid {}: {}", log.from.file, e.from.line.value_or(0), *event.pid, excerpt(e.text));
           pointer = fmt::format("/hosts/{}/logs/{}/events/{}", h, f, i);
+          rank = e.rank;
           break;
         }
       }
@@ -178,7 +180,7 @@ void extract_role(const evidence::EvidenceDocument& document, const Incident& in
   if (role.empty()) return;
   facts.set("death.role", role, pointer);
   facts.set("death.role_because", because, pointer);
-  if (event.rank) set_if_missing(facts, "death.rank", std::int64_t{*event.rank}, incident.pointer + "/rank");
+  if (rank) set_if_missing(facts, "death.rank", std::int64_t{*rank}, pointer + "/rank");
 }
 
 }  // namespace

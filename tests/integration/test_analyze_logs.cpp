@@ -71,11 +71,19 @@ TEST_CASE("analyze logs: two nodes' consoles blame rank 3's death at a checkpoin
   REQUIRE_MESSAGE(signal["pointer"].is_string(), blamed->dump());
   CHECK(signal["value"] == 9);
 
-  // The line that reported the death, by file and line number: torchrun's
-  // "failed (exitcode: -9) local_rank: 3 (pid: 41234)" on node0.
+  // The death, by file and line number: the kernel's OOM record of pid
+  // 41234 in node0's kernel log decides it...
   const auto pointer = json::json_pointer(signal["pointer"].get<std::string>().c_str());
   REQUIRE(analysis.document.contains(pointer));
-  auto& death_line = analysis.document[pointer];
+  auto& death_record = analysis.document[pointer];
+  CHECK_MESSAGE(ends_with(death_record["from"]["file"].get<std::string>(), "multi-host/node0/kernel.log"), death_record.dump());
+  CHECK_MESSAGE(death_record["from"]["line"] == 49, death_record.dump());
+  CHECK(death_record["pid"] == 41234);
+  // ...and torchrun's "failed (exitcode: -9) local_rank: 3 (pid: 41234)" on
+  // node0 says which rank that pid was.
+  const json role = cited(*blamed, "death.role");
+  REQUIRE_MESSAGE(role["pointer"].is_string(), blamed->dump());
+  auto& death_line = analysis.document[json::json_pointer(role["pointer"].get<std::string>().c_str())];
   CHECK_MESSAGE(ends_with(death_line["from"]["file"].get<std::string>(), "multi-host/node0/train.log"), death_line.dump());
   CHECK_MESSAGE(death_line["from"]["line"] == 104, death_line.dump());
   CHECK(death_line["text"].get<std::string>().find("failed (exitcode: -9) local_rank: 3 (pid: 41234)") != std::string::npos);

@@ -142,7 +142,12 @@ TEST_CASE("phase table: DeepSpeed, LLaMA-Factory, axolotl, TRL, ms-swift and vLL
       {"{'loss': 1.2, 'acc': 0.7, 'grad_norm': 3.1, 'learning_rate': 1e-05, 'memory(GiB)': 20.1, 'global_step/max_steps': '10/100'}", "training"},
       // Near-misses: a save_steps setting, a tqdm bar of no known phase, a dataset count.
       {"save_steps=500, save_total_limit=2", "(none)"},
-      {"[00:12<01:40, 3.2it/s]", "(none)"},
+      // A bar's rate in iterations is a training bar unless its words say
+      // loading or evaluating (earlier phases win); a bar in bytes or
+      // examples is no phase.
+      {"[00:12<01:40, 3.2it/s]", "training"},
+      {"Downloading model.safetensors: 100%|##########| 1.2G/1.2G [00:12<00:00, 98.1MB/s]", "(none)"},
+      {"100%|##########| 1000/1000 [00:01<00:00, 900.50 examples/s]", "(none)"},
       {"Resuming from global_step500 with save_steps=500", "(none)"},
   };
   for (const auto& [line_binding, phase_binding] : cases) {
