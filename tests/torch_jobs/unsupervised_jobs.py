@@ -156,6 +156,9 @@ def segfault(trainer: Trainer, args) -> None:
     for _ in range(100):
         trainer.train_step(trainer.random_batch())
         if trainer.rank == 1 and trainer.step == 3:
+            # Rank 0 prints its step-3 line now and then waits in step 4's
+            # all-reduce: faulthandler's lines are then not cut by it.
+            time.sleep(1.0)
             ctypes.string_at(0)  # a native extension reading through a null pointer
 
 
