@@ -19,6 +19,7 @@
 #include "evidence/job_directory.h"
 #include "skip.h"
 #include "unit/evidence/log_scan_testing.h"
+#include "unit/permission_checks.h"
 
 namespace {
 
@@ -179,8 +180,9 @@ TEST_CASE("log files: the collector reads the logs of a job folder, and the kern
 }
 
 TEST_CASE("log files: a folder that cannot be read is named, and the rest is read") {
-  if (::geteuid() == 0) FTDIAG_SKIP("root reads a folder without read permission");
   JobFolder job;
+  const test::PermissionChecksApply as_a_user;
+  if (!as_a_user.active()) FTDIAG_SKIP("root reads a folder without read permission, and its capabilities cannot be lowered here");
   write(job.root / "locked" / "secret.log", kTeardown);
   fs::permissions(job.root / "locked", fs::perms::none);
   const auto walk = walk_evidence_files(job.root);
