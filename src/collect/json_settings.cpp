@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "collect/dotted_settings.h"
 #include "collect/read_parsed.h"
 
 namespace ftdiag::collect {
@@ -15,26 +16,9 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr std::size_t kShownBytes = 160;  // of a key path or parser message in a detail
-
 // Printable ASCII only, bounded: the detail ends up in JSON documents, and
 // nlohmann's "last read" may hold invalid UTF-8 or a whole 16 MiB token.
-std::string shown(std::string_view text) {
-  std::string out;
-  for (char c : text.substr(0, kShownBytes)) out.push_back(c >= 0x20 && c < 0x7f ? c : '?');
-  if (text.size() > kShownBytes) out += "...";
-  return out;
-}
-
-// 1-based line and column (in bytes) of the byte at offset.
-std::string position_of(std::string_view text, std::size_t offset) {
-  std::size_t line = 1, column = 1;
-  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-    column = text[i] == '\n' ? 1 : column + 1;
-    if (text[i] == '\n') ++line;
-  }
-  return fmt::format("line {}, column {}", line, column);
-}
+std::string shown(std::string_view text) { return printable_excerpt(text); }
 
 // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax
 // error ..." -> "syntax error ...": the position is recomputed by the caller.
@@ -71,7 +55,7 @@ class Flattener {
   bool key(json::string_t& name);
   bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& error) {
     // position counts the bytes read, the offending one included.
-    return fail(unparseable(fmt::format("{}: {}", position_of(text_, position > 0 ? position - 1 : 0),
+    return fail(unparseable(fmt::format("{}: {}", line_column_of(text_, position > 0 ? position - 1 : 0),
                                         parser_message(error.what()))));
   }
 
@@ -171,7 +155,7 @@ bool Flattener::close(const char* empty_mark) {
 Missing Flattener::not_an_object() const {
   const auto first = text_.find_first_not_of(" \t\r\n");
   return unparseable(fmt::format("{}: the top level is not an object (a configuration is one)",
-                                 position_of(text_, first == std::string_view::npos ? 0 : first)));
+                                 line_column_of(text_, first == std::string_view::npos ? 0 : first)));
 }
 
 }  // namespace

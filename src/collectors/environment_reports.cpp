@@ -5,6 +5,7 @@
 
 #include "collect/environment_report.h"
 #include "collectors/environment_report_files.h"
+#include "collectors/source_host.h"
 
 namespace ftdiag::collectors {
 
@@ -14,19 +15,6 @@ namespace {
 
 constexpr std::size_t kRecogniseBytes = 256 * 1024;
 constexpr std::size_t kMaxProblemsListed = 20;
-
-// The host the reports describe: the one whose runs are analyzed (a folder
-// of one node's runs), else an unnamed host.
-evidence::HostEvidence& target_host(evidence::EvidenceDocument& document) {
-  const evidence::HostEvidence* only = nullptr;
-  int with_runs = 0;
-  for (const auto& host : document.hosts) {
-    if (host.runs.empty()) continue;
-    ++with_runs;
-    only = &host;
-  }
-  return evidence::host_named(document, with_runs == 1 ? only->name : std::string());
-}
 
 }  // namespace
 
@@ -55,7 +43,7 @@ evidence::CollectorReport EnvironmentReportsCollector::collect(const fs::path& p
     const auto values = collect::parse_environment_report(text.value());
     if (values.empty()) continue;
     report.sources.push_back(file.string());
-    auto& host = target_host(document);
+    auto& host = host_of_path_sources(document);
     for (const auto& value : values) {
       host.reported.push_back({.key = value.key,
                                .value = value.value,

@@ -16,6 +16,7 @@
 #include "collect/host_name.h"
 #include "collect/kernel_log_reader.h"
 #include "collectors/evidence_walk.h"
+#include "collectors/source_host.h"
 #include "evidence/job_reader.h"
 #include "evidence/kernel_events.h"
 
@@ -60,20 +61,6 @@ std::optional<Window> runs_window(const EvidenceDocument& document) {
     window->to += kAfterRunSeconds;
   }
   return window;
-}
-
-// The host the kernel log belongs to: the one whose runs are analyzed (a
-// directory of one node's runs), else an unnamed host.
-evidence::HostEvidence& target_host(EvidenceDocument& document) {
-  const evidence::HostEvidence* only = nullptr;
-  int with_runs = 0;
-  for (const auto& host : document.hosts) {
-    if (!host.runs.empty()) {
-      ++with_runs;
-      only = &host;
-    }
-  }
-  return evidence::host_named(document, with_runs == 1 ? only->name : std::string());
 }
 
 KernelLogEvidence evidence_from_text(std::string_view text, Provenance from, std::optional<double> boot_time,
@@ -211,7 +198,7 @@ evidence::CollectorReport KernelLogCollector::collect(const fs::path& path, cons
       failures.push_back(source + ": " + kernel.missing().detail);
       return false;
     }
-    auto& host = target_host(document);
+    auto& host = host_of_path_sources(document);
     if (host.kernel) {
       // Several files (one per node, or rotated logs): their records together.
       auto& records = host.kernel.value().records;
@@ -239,7 +226,7 @@ evidence::CollectorReport KernelLogCollector::collect(const fs::path& path, cons
   }
   const std::string why = failures.empty() ? "no kernel log was found with the evidence (give one with --kernel-log FILE)"
                                            : fmt::format("no kernel log could be read: {}", fmt::join(failures, "; "));
-  auto& host = target_host(document);
+  auto& host = host_of_path_sources(document);
   if (!host.kernel) host.kernel = Missing{MissingReason::not_present, why};
   report.outcome = Missing{MissingReason::not_present, why};
   return report;

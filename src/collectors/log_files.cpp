@@ -13,6 +13,7 @@
 
 #include "collectors/evidence_walk.h"
 #include "collectors/kernel_log_collector.h"
+#include "collectors/source_host.h"
 #include "collectors/read_progress.h"
 #include "evidence/job_directory.h"
 #include "evidence/log_file_scan.h"
@@ -140,7 +141,7 @@ evidence::CollectorReport LogFilesCollector::collect(const fs::path& path, const
   work();
   for (auto& thread : pool) thread.join();
 
-  auto& host = evidence::host_named(document, "");
+  auto& host = host_of_path_sources(document);
   for (std::size_t i = 0; i < files.size(); ++i) {
     report.sources.push_back(files[i].string());
     if (!scanned[i]) {
