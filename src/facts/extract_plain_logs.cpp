@@ -5,6 +5,7 @@
 // died was, as the log names it. A journal's console says all this better:
 // with runs in the document nothing here is set.
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <string_view>
 
@@ -144,37 +145,91 @@ std::string excerpt(std::string_view text) {
   return text.size() <= kMax ? std::string(text) : std::string(text.substr(0, kMax)) + "...";
 }
 
-// What the process that died was, as the line that reported it says: a
+// What a log line that reports a death says the process was: a
 // DataLoader's "worker (pid N) is killed", a launcher's failed rank.
+std::string role_of(const evidence::LogEvent& e) {
+  if (e.kind == "worker-died" || e.kind == "worker-fault") {
+    return e.detail("source") == "pytorch-dataloader" ? "dataloader-worker" : "worker";
+  }
+  if (e.kind == "rank-failed") return "rank";
+  return "";
+}
+
+struct NamedPid {
+  std::string role;
+  std::string because;
+  std::string pointer;
+  std::optional<int> rank;
+};
+
+// A log line that reports the death of `pid` with a role, if one does.
+std::optional<NamedPid> log_line_naming(const evidence::EvidenceDocument& document, int pid) {
+  for (std::size_t h = 0; h < document.hosts.size(); ++h) {
+    for (std::size_t f = 0; f < document.hosts[h].logs.size(); ++f) {
+      const auto& log = document.hosts[h].logs[f];
+      for (std::size_t i = 0; i < log.events.size(); ++i) {
+        const auto& e = log.events[i];
+        if (e.pid != pid || role_of(e).empty()) continue;
+        return NamedPid{role_of(e), fmt::format("{} line {} named pid {}: {}", log.from.file, e.from.line.value_or(0), pid, excerpt(e.text)),
+                        fmt::format("/hosts/{}/logs/{}/events/{}", h, f, i), e.rank};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// Kills the kernel counts as one OOM episode: the same memory cgroup and
+// command, within this many seconds of each other.
+constexpr double kSameEpisodeSeconds = 60;
+
+// The kernel record `victim` is one of a host's kernel logs' records: the
+// other processes the same episode killed that a log line names. Processes
+// that grow alike (a DataLoader's workers) die together, and the DataLoader
+// reports whichever dead worker it checks first, not the first killed.
+std::optional<NamedPid> sibling_named_in_logs(const evidence::EvidenceDocument& document, const evidence::LogEvent& victim) {
+  if (victim.kind != "oom-kill" || !victim.time) return std::nullopt;
+  const auto same_episode = [&](const evidence::LogEvent& other) {
+    return &other != &victim && other.kind == "oom-kill" && other.pid && other.pid != victim.pid && other.time &&
+           std::abs(*other.time - *victim.time) <= kSameEpisodeSeconds &&
+           other.detail("oom_memcg") == victim.detail("oom_memcg") && other.detail("comm") == victim.detail("comm");
+  };
+  for (const auto& host : document.hosts) {
+    if (!host.kernel) continue;
+    const auto& records = host.kernel.value().records;
+    const bool holds_victim = std::any_of(records.begin(), records.end(), [&](const auto& r) { return &r == &victim; });
+    if (!holds_victim) continue;
+    for (const auto& other : records) {
+      if (!same_episode(other)) continue;
+      if (auto named = log_line_naming(document, *other.pid)) {
+        named->rank.reset();  // the sibling's rank, if it had one, is not the victim's
+        named->because = fmt::format("the kernel killed pid {} too, {:.1f} s {} in the same cgroup, and {}", *other.pid,
+                                     std::abs(*other.time - *victim.time), *other.time >= *victim.time ? "later" : "earlier",
+                                     named->because);
+        return named;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// What the process that died was, as the line that reported it says, or a
+// log line that named the pid of the kernel's victim (or of another process
+// the same OOM episode killed).
 void extract_role(const evidence::EvidenceDocument& document, const Incident& incident, FactSet& facts) {
   if (facts.get("death.role").value || !incident.event) return;
   const auto& event = *incident.event;
-  auto role_of = [](const evidence::LogEvent& e) -> std::string {
-    if (e.kind == "worker-died" || e.kind == "worker-fault") {
-      return e.detail("source") == "pytorch-dataloader" ? "dataloader-worker" : "worker";
-    }
-    if (e.kind == "rank-failed") return "rank";
-    return "";
-  };
   std::string role = role_of(event);
   std::string because = role.empty() ? "" : fmt::format("the line that reported the death: {}", excerpt(event.text));
   std::string pointer = incident.pointer;
   std::optional<int> rank = event.rank;
   if (role.empty() && event.pid) {
-    // A kernel record of the kill: a log line that named the same pid says what it was.
-    for (std::size_t h = 0; h < document.hosts.size() && role.empty(); ++h) {
-      for (std::size_t f = 0; f < document.hosts[h].logs.size() && role.empty(); ++f) {
-        const auto& log = document.hosts[h].logs[f];
-        for (std::size_t i = 0; i < log.events.size(); ++i) {
-          const auto& e = log.events[i];
-          if (e.pid != event.pid || role_of(e).empty()) continue;
-          role = role_of(e);
-          because = fmt::format("{} line {} named pid {}: {}", log.from.file, e.from.line.value_or(0), *event.pid, excerpt(e.text));
-          pointer = fmt::format("/hosts/{}/logs/{}/events/{}", h, f, i);
-          rank = e.rank;
-          break;
-        }
-      }
+    auto named = log_line_naming(document, *event.pid);
+    if (!named) named = sibling_named_in_logs(document, event);
+    if (named) {
+      role = named->role;
+      because = named->because;
+      pointer = named->pointer;
+      rank = named->rank;
     }
   }
   if (role.empty()) return;

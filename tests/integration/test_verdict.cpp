@@ -88,8 +88,10 @@ TEST_CASE("verdict: a real memcg OOM after steady growth, with no save, is host-
   auto cgroup = any_memory_cgroup();
   if (!cgroup) return;
   TempDir tmp;
-  // A 32nd of the limit every 100 ms: about 30 samples of climbing before the kill.
-  Launch launch{ftdiag_run(tmp / "job", crasher_argv("alloc", {std::to_string(kOomTestLimitMiB / 32), "100", "4096"}))};
+  // A 64th of the limit every 150 ms: about 10 s of climbing before the
+  // kill, so even a slow sanitized build under load takes the 10 samples
+  // (every 0.5 s, faster near the limit) the growth rule asks for.
+  Launch launch{ftdiag_run(tmp / "job", crasher_argv("alloc", {std::to_string(kOomTestLimitMiB / 64), "150", "4096"}))};
   launch.cgroup_procs = cgroup->procs_file();
   auto outcome = run(launch, 60);
   REQUIRE_MESSAGE(outcome.killed_by(SIGKILL), outcome.describe());

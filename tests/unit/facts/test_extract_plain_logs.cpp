@@ -92,6 +92,49 @@ TEST_CASE("plain logs: a DataLoader's line names the worker the kernel killed") 
   CHECK(value_of<std::int64_t>(facts, "death.pid") == 629);
 }
 
+namespace {
+
+LogEvent kernel_oom_kill(int pid, double time, std::string memcg, std::string comm = "python3") {
+  LogEvent kill{.kind = "oom-kill", .time = time, .from = Provenance{.collector = "kernel-log", .file = "node-kernel.log"},
+                .text = "Memory cgroup out of memory: Killed process " + std::to_string(pid), .pid = pid, .signal = SIGKILL};
+  kill.details = {{"oom_memcg", std::move(memcg)}, {"comm", std::move(comm)}, {"constraint", "CONSTRAINT_MEMCG"}};
+  return kill;
+}
+
+}  // namespace
+
+TEST_CASE("plain logs: two workers killed in one OOM episode: the one the DataLoader names makes the first a worker too") {
+  auto document = document_with({console({event_at("worker-died", 1, "RuntimeError: DataLoader worker (pid 630) is killed by signal: Killed.", SIGKILL)}, {}, 1)});
+  document.hosts[0].logs[0].events[0].pid = 630;
+  document.hosts[0].logs[0].events[0].details["source"] = "pytorch-dataloader";
+  KernelLogEvidence kernel;
+  kernel.records = {kernel_oom_kill(629, 100.0, "/job"), kernel_oom_kill(630, 100.4, "/job")};
+  document.hosts[0].kernel = kernel;
+  const auto facts = facts::extract_facts(document);
+  // The first kill is the incident; the DataLoader named the second.
+  CHECK(value_of<std::int64_t>(facts, "death.pid") == 629);
+  CHECK(value_of<std::string>(facts, "death.role") == "dataloader-worker");
+  const auto because = value_of<std::string>(facts, "death.role_because");
+  CHECK(because.find("the kernel killed pid 630 too, 0.4 s later in the same cgroup") != std::string::npos);
+  CHECK(facts.get("death.role").pointer == "/hosts/0/logs/0/events/0");
+}
+
+TEST_CASE("plain logs: a kill in another cgroup, or of another command, or much later, does not lend its role") {
+  for (const auto& sibling : {kernel_oom_kill(630, 100.4, "/other-job"), kernel_oom_kill(630, 100.4, "/job", "bash"),
+                              kernel_oom_kill(630, 400.0, "/job")}) {
+    auto document = document_with({console({event_at("worker-died", 1, "RuntimeError: DataLoader worker (pid 630) is killed by signal: Killed.", SIGKILL)}, {}, 1)});
+    document.hosts[0].logs[0].events[0].pid = 630;
+    document.hosts[0].logs[0].events[0].details["source"] = "pytorch-dataloader";
+    KernelLogEvidence kernel;
+    kernel.records = {kernel_oom_kill(629, 100.0, "/job"), sibling};
+    document.hosts[0].kernel = kernel;
+    const auto facts = facts::extract_facts(document);
+    CAPTURE(sibling.details.at("oom_memcg"));
+    CHECK(value_of<std::int64_t>(facts, "death.pid") == 629);
+    CHECK_FALSE(facts.get("death.role").value.has_value());
+  }
+}
+
 TEST_CASE("plain logs: an exception without any signal still says the job failed, and the tail gives it") {
   auto log = console({}, {}, 4);
   log.tail = {LogLine{1, "Traceback (most recent call last):"}, LogLine{2, "  File \"train.py\", line 3, in <module>"},
