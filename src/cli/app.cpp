@@ -50,6 +50,7 @@ int run_app(int argc, char** argv) {
   Action judge_action = add_judge_command(app);
   Action rules_action = add_rules_command(app);
   Action explain_action = add_explain_command(app);
+  Action estimate_action = add_estimate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -68,6 +69,7 @@ int run_app(int argc, char** argv) {
     if (app.got_subcommand("judge")) return judge_action();
     if (app.got_subcommand("rules")) return rules_action();
     if (app.got_subcommand("explain")) return explain_action();
+    if (app.got_subcommand("estimate")) return estimate_action();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ftdiag: internal error: %s\n", e.what());
     return kExitInternal;

@@ -20,6 +20,8 @@
 #include "cli/exit_codes.h"
 #include "collect/host_name.h"
 #include "collect/json_settings.h"
+#include "collect/launch_command.h"
+#include "collect/model_weights.h"
 #include "collectors/environment.h"
 #include "evidence/environment_file.h"
 #include "report/checks_text.h"
@@ -44,6 +46,14 @@ struct PreflightArguments {
   bool no_gpu = false;
   double gpu_timeout_s = 15;
 };
+
+// A word as a shell would need it, so the command reads back as it was given.
+std::string shell_quoted(const std::string& word) {
+  if (!word.empty() && word.find_first_of(" \t\n'\"\\$`") == std::string::npos) return word;
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
 
 std::vector<std::string> own_environment() {
   std::vector<std::string> out;
@@ -102,11 +112,28 @@ int preflight(const PreflightArguments& args) {
   if (!args.deepspeed.empty()) {
     if (auto config = read_config(args.deepspeed, "deepspeed")) host.configs.push_back(std::move(*config));
   }
+  // The job's command says the launch: ranks per node, nodes, the trainer's
+  // arguments (what the memory model needs beside the DeepSpeed config).
+  if (!args.command.empty()) {
+    std::string line;
+    for (const auto& word : args.command) line += (line.empty() ? "" : " ") + shell_quoted(word);
+    if (auto settings = collect::read_launch_command(line)) {
+      host.configs.push_back({.from = {.collector = "preflight", .file = "the command after --"}, .kind = "launch-command",
+                              .settings = std::move(*settings)});
+    }
+  }
   if (!args.model.empty()) {
     const auto model_config = fs::path(args.model) / "config.json";
     std::error_code ec;
     if (fs::exists(model_config, ec)) {
-      if (auto config = read_config(model_config.string(), "model")) host.configs.push_back(std::move(*config));
+      if (auto config = read_config(model_config.string(), "model-config")) host.configs.push_back(std::move(*config));
+    }
+    // The weights' headers size the model exactly (the memory model's input).
+    if (auto weights = collect::read_model_weights(args.model)) {
+      host.configs.push_back({.from = {.collector = "preflight", .file = args.model}, .kind = "model-weights",
+                              .settings = std::move(weights).value()});
+    } else if (weights.missing().reason != MissingReason::not_present && weights.missing().reason != MissingReason::unsupported) {
+      std::fprintf(stderr, "ftdiag preflight: the model's weights were not read: %s\n", weights.missing().detail.c_str());
     }
   }
   document.collectors.push_back({.name = "environment", .section = "hosts[].gpu, hosts[].python, hosts[].system"});

@@ -19,5 +19,6 @@ Action add_preflight_command(CLI::App& app, std::vector<std::string> command_aft
 Action add_judge_command(CLI::App& app);
 Action add_rules_command(CLI::App& app);
 Action add_explain_command(CLI::App& app);
+Action add_estimate_command(CLI::App& app);
 
 }  // namespace ftdiag::cli

@@ -10,6 +10,7 @@
 #include "base/read_file.h"
 #include "collect/checkpoint_scan.h"
 #include "collect/config_text.h"
+#include "collect/model_weights.h"
 #include "collect/trainer_state.h"
 #include "collectors/source_host.h"
 #include "collectors/tree_walk.h"
@@ -100,9 +101,21 @@ evidence::CollectorReport ConfigFilesCollector::collect(const fs::path& path, co
     if (!candidate.reading) return WalkStep::go_on;
     // A fragment says so beside its path: what was read is what the user pasted.
     report.sources.push_back(candidate.reading->note.empty() ? file.string() : file.string() + " (" + candidate.reading->note + ")");
+    const bool model_config = candidate.reading->kind == "model-config";
     configs.push_back(evidence::ConfigEvidence{.from = {.collector = std::string(name()), .file = file.string()},
                                                .kind = std::move(candidate.reading->kind),
                                                .settings = std::move(candidate.reading->settings)});
+    // A model's folder (or a full checkpoint's): the safetensors headers
+    // beside its config.json size it exactly for the memory model.
+    if (model_config) {
+      if (auto weights = collect::read_model_weights(file.parent_path())) {
+        report.sources.push_back(file.parent_path().string() + " (safetensors headers)");
+        configs.push_back(evidence::ConfigEvidence{.from = {.collector = std::string(name()), .file = file.parent_path().string()},
+                                                   .kind = "model-weights", .settings = std::move(weights).value()});
+      } else if (weights.missing().reason != MissingReason::not_present && weights.missing().reason != MissingReason::unsupported) {
+        problems.push_back(weights.missing().detail);
+      }
+    }
     if (configs.size() < kMaxConfigsPerPath) return WalkStep::go_on;
     problems.push_back(fmt::format("more than {} configurations: the rest not read", kMaxConfigsPerPath));
     return WalkStep::stop;

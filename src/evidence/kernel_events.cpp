@@ -179,6 +179,7 @@ std::vector<LogEvent> kernel_log_events(const std::vector<parse::KernelLine>& li
           if (from.collector != "ftdiag-run") event.from.line = p.line_number;
           event.text = line_text(lines, p.line_number);
           if (p.stamp.sequence) event.details["sequence"] = std::to_string(*p.stamp.sequence);
+          if (p.stamp.monotonic_us) event.details["monotonic_us"] = std::to_string(*p.stamp.monotonic_us);
           events.push_back(std::move(event));
         },
         parsed);

@@ -18,6 +18,8 @@ FactSet extract_facts(const evidence::EvidenceDocument& document) {
   extract_environment_facts(document, incident, facts);
   extract_config_facts(document, incident, facts);
   extract_plain_log_facts(document, incident, facts);
+  extract_gpu_oom_facts(document, incident, facts);
+  extract_estimate_facts(document, incident, facts);
   for (const auto& spec : fact_registry()) {
     if (!facts.entries().count(std::string(spec.name))) {
       facts.set_missing(std::string(spec.name), Missing{MissingReason::not_present, "no evidence for it in this record"});

@@ -212,6 +212,36 @@ void shape_facts(const EvidenceDocument& document, FactSet& facts) {
                {"trainer-arguments", "save_steps"}, {"trainer-state", "save_steps"}});
 }
 
+// ---- what the memory model needs -----------------------------------------
+
+// LoRA's rank, the micro-batch, the sequence length and gradient
+// checkpointing, as the recipes and the Trainer's arguments name them.
+void training_shape_facts(const EvidenceDocument& document, FactSet& facts) {
+  set_integer(facts, "config.lora_rank", document,
+              {{"launch-command", "args.lora_rank"}, {"launch-command", "args.lora_r"}, {"llamafactory", "lora_rank"},
+               {"axolotl", "lora_r"}, {"peft-adapter", "r"}});
+  set_integer(facts, "config.micro_batch", document,
+              {{"launch-command", "args.per_device_train_batch_size"}, {"llamafactory", "per_device_train_batch_size"},
+               {"axolotl", "micro_batch_size"}, {"trainer-arguments", "per_device_train_batch_size"},
+               {"deepspeed", "train_micro_batch_size_per_gpu"}});
+  set_integer(facts, "config.sequence_length", document,
+              {{"launch-command", "args.cutoff_len"}, {"launch-command", "args.max_seq_length"},
+               {"launch-command", "args.model_max_length"}, {"llamafactory", "cutoff_len"}, {"axolotl", "sequence_len"},
+               {"trainer-arguments", "max_seq_length"}});
+  if (auto found = find_setting(document, {{"launch-command", "args.gradient_checkpointing"}, {"axolotl", "gradient_checkpointing"},
+                                           {"trainer-arguments", "gradient_checkpointing"}},
+                                is_bool)) {
+    return facts.set("config.gradient_checkpointing", *as_bool(found->value), found->pointer);
+  }
+  // LLaMA-Factory checkpoints gradients unless told not to.
+  if (auto found = find_setting(document, {{"llamafactory", "disable_gradient_checkpointing"}}, is_bool)) {
+    return facts.set("config.gradient_checkpointing", !*as_bool(found->value), found->pointer);
+  }
+  if (auto found = find_setting(document, {{"llamafactory", "finetuning_type"}})) {
+    facts.set("config.gradient_checkpointing", true, found->pointer);
+  }
+}
+
 void sources_fact(const EvidenceDocument& document, FactSet& facts) {
   std::string sources;
   std::string pointer;
@@ -313,6 +343,7 @@ void extract_config_facts(const EvidenceDocument& document, const std::optional<
   finetuning_fact(document, facts);
   model_fact(document, facts);
   shape_facts(document, facts);
+  training_shape_facts(document, facts);
   sources_fact(document, facts);
   trainer_facts(document, facts);
   checkpoint_facts(document, facts);

@@ -6,6 +6,7 @@
 // with runs in the document nothing here is set.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <set>
 #include <string_view>
 
@@ -186,12 +187,30 @@ constexpr double kSameEpisodeSeconds = 60;
 // other processes the same episode killed that a log line names. Processes
 // that grow alike (a DataLoader's workers) die together, and the DataLoader
 // reports whichever dead worker it checks first, not the first killed.
+// Seconds between two kernel records: by wall time, else by the printk
+// clock (a saved log whose boot time is not known); none when neither says.
+std::optional<double> seconds_apart(const evidence::LogEvent& a, const evidence::LogEvent& b) {
+  if (a.time && b.time) return *b.time - *a.time;
+  // A document read back from JSON may hold anything in a detail.
+  auto microseconds = [](const std::string& text) -> std::optional<double> {
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size()) return std::nullopt;
+    return value;
+  };
+  const auto a_us = microseconds(a.detail("monotonic_us"));
+  const auto b_us = microseconds(b.detail("monotonic_us"));
+  if (!a_us || !b_us) return std::nullopt;
+  return (*b_us - *a_us) / 1e6;
+}
+
 std::optional<NamedPid> sibling_named_in_logs(const evidence::EvidenceDocument& document, const evidence::LogEvent& victim) {
-  if (victim.kind != "oom-kill" || !victim.time) return std::nullopt;
+  if (victim.kind != "oom-kill") return std::nullopt;
   const auto same_episode = [&](const evidence::LogEvent& other) {
-    return &other != &victim && other.kind == "oom-kill" && other.pid && other.pid != victim.pid && other.time &&
-           std::abs(*other.time - *victim.time) <= kSameEpisodeSeconds &&
-           other.detail("oom_memcg") == victim.detail("oom_memcg") && other.detail("comm") == victim.detail("comm");
+    if (&other == &victim || other.kind != "oom-kill" || !other.pid || other.pid == victim.pid) return false;
+    if (other.detail("oom_memcg") != victim.detail("oom_memcg") || other.detail("comm") != victim.detail("comm")) return false;
+    const auto apart = seconds_apart(victim, other);
+    return apart && std::abs(*apart) <= kSameEpisodeSeconds;
   };
   for (const auto& host : document.hosts) {
     if (!host.kernel) continue;
@@ -202,9 +221,9 @@ std::optional<NamedPid> sibling_named_in_logs(const evidence::EvidenceDocument& 
       if (!same_episode(other)) continue;
       if (auto named = log_line_naming(document, *other.pid)) {
         named->rank.reset();  // the sibling's rank, if it had one, is not the victim's
+        const double apart = *seconds_apart(victim, other);
         named->because = fmt::format("the kernel killed pid {} too, {:.1f} s {} in the same cgroup, and {}", *other.pid,
-                                     std::abs(*other.time - *victim.time), *other.time >= *victim.time ? "later" : "earlier",
-                                     named->because);
+                                     std::abs(apart), apart >= 0 ? "later" : "earlier", named->because);
         return named;
       }
     }

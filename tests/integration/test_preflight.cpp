@@ -5,6 +5,8 @@
 // tree ahead on PYTHONPATH: tests/fixtures/python/torch-cu128), and Debian's
 // real CPU torch.
 #include <csignal>
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -13,6 +15,7 @@
 #include <doctest/doctest.h>
 
 #include "harness.h"
+#include "skip.h"
 
 namespace ftdiag::itest {
 namespace {
@@ -200,6 +203,62 @@ TEST_CASE("preflight: --save-environment writes what analyze reads from a run fo
   REQUIRE(saved.is_object());
   CHECK(saved["gpu"]["cuda_driver_version"] == 12010);
   CHECK(saved["command"] == json::array({kDebianPython, "train.py"}));
+}
+
+namespace {
+
+// Llama-2-7b-hf's config.json (6.74 B parameters).
+constexpr const char* kLlama2_7bConfig = R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama",
+  "hidden_size": 4096, "intermediate_size": 11008, "num_attention_heads": 32, "num_hidden_layers": 32,
+  "num_key_value_heads": 32, "vocab_size": 32000, "max_position_embeddings": 4096, "rms_norm_eps": 1e-05,
+  "tie_word_embeddings": false, "torch_dtype": "float16", "hidden_act": "silu"})";
+
+std::uint64_t mem_total_bytes() {
+  const auto text = read_text("/proc/meminfo");
+  return static_cast<std::uint64_t>(std::stoull(text.substr(text.find("MemTotal:") + 9))) * 1024;
+}
+
+}  // namespace
+
+TEST_CASE("preflight: ZeRO-2 on 8 ranks of a 7B model: the checkpoint save will need more host RAM than this node has") {
+  TempDir tmp;
+  fs::create_directories(tmp / "model");
+  write_text(tmp / "model" / "config.json", kLlama2_7bConfig);
+  write_text(tmp / "ds_z2.json", R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 2, "overlap_comm": true}})");
+  const std::vector<std::string> command{"deepspeed", "--num_gpus", "8", "train.py", "--deepspeed", (tmp / "ds_z2.json").string()};
+  const std::vector<std::string> inputs{"--deepspeed", (tmp / "ds_z2.json").string(), "--model", (tmp / "model").string()};
+  // The same inputs, asked of `ftdiag estimate`: the two front doors must agree.
+  std::vector<std::string> estimate_argv{ftdiag_binary().string(), "estimate", "--no-gpu", "--gpus-per-node", "8", "--format", "json"};
+  estimate_argv.insert(estimate_argv.end(), inputs.begin(), inputs.end());
+  const auto estimated = run(Launch{estimate_argv}, 60);
+  REQUIRE_MESSAGE(estimated.exited_with(0), estimated.describe());
+  const auto estimate = json::parse(estimated.out);
+  const auto save_peak = estimate["per_node_host"]["checkpoint_save_peak_bytes"].get<std::uint64_t>();
+  // 8 ranks x 4 GB + 8 x 2 B x 6.74 B + a 5 GB shard.
+  CHECK(save_peak == 32000000000ULL + 8ULL * 2 * 6738415616ULL + 5000000000ULL);
+  if (save_peak <= mem_total_bytes()) FTDIAG_SKIP("this node has more RAM than the save needs: the check cannot fire here");
+
+  std::vector<std::string> options{"--format", "json"};
+  options.insert(options.end(), inputs.begin(), inputs.end());
+  const auto outcome = preflight(options, seed_node(), command);
+  CHECK_MESSAGE(outcome.exited_with(1), outcome.describe());
+  auto report = parsed(outcome);
+  INFO("checks: ", rules_fired(report));
+  auto check = check_of(report, "checkpoint-save-will-not-fit");
+  REQUIRE_MESSAGE(check.is_object(), rules_fired(report));
+  CHECK(check["severity"] == "error");
+  CHECK(check["cause"] == "host-oom-checkpoint-save");
+  const auto summary = check["summary"].get<std::string>();
+  CHECK_MESSAGE(contains(summary, "ZeRO-2 on 8 ranks per node, bf16, full fine-tuning will need about"), summary);
+  CHECK_MESSAGE(contains(summary, "at the first checkpoint save"), summary);
+  CHECK_MESSAGE(contains(summary, "this node has"), summary);
+  // The number estimate gave, as ftdiag prints sizes.
+  char printed[64];
+  std::snprintf(printed, sizeof printed, "will need about %.1f GiB of host RAM", static_cast<double>(save_peak) / (1ULL << 30));
+  CHECK_MESSAGE(contains(summary, printed), printed);
+  CHECK(contains(all_remediation(check), "stage3_gather_16bit_weights_on_model_save"));
+  // The model states that size it: from config.json, the evidence says where.
+  CHECK(contains(check["evidence"].dump(), "estimate.save_peak_ratio"));
 }
 
 TEST_CASE("preflight: usage errors exit 2") {

@@ -135,6 +135,21 @@ TEST_CASE("plain logs: a kill in another cgroup, or of another command, or much 
   }
 }
 
+TEST_CASE("plain logs: a saved kernel log with no wall time places the episode by the printk clock") {
+  auto document = document_with({console({event_at("worker-died", 1, "RuntimeError: DataLoader worker (pid 630) is killed by signal: Killed.", SIGKILL)}, {}, 1)});
+  document.hosts[0].logs[0].events[0].pid = 630;
+  document.hosts[0].logs[0].events[0].details["source"] = "pytorch-dataloader";
+  KernelLogEvidence kernel;
+  kernel.records = {kernel_oom_kill(629, 0, "/job"), kernel_oom_kill(630, 0, "/job")};
+  for (auto& record : kernel.records) record.time.reset();
+  kernel.records[0].details["monotonic_us"] = "5000000";
+  kernel.records[1].details["monotonic_us"] = "5250000";
+  document.hosts[0].kernel = kernel;
+  const auto facts = facts::extract_facts(document);
+  CHECK(value_of<std::string>(facts, "death.role") == "dataloader-worker");
+  CHECK(value_of<std::string>(facts, "death.role_because").find("0.2 s later") != std::string::npos);
+}
+
 TEST_CASE("plain logs: an exception without any signal still says the job failed, and the tail gives it") {
   auto log = console({}, {}, 4);
   log.tail = {LogLine{1, "Traceback (most recent call last):"}, LogLine{2, "  File \"train.py\", line 3, in <module>"},

@@ -80,7 +80,12 @@ void add_configs_and_checkpoints(evidence::HostEvidence& host) {
                            {"zero_optimization.stage3_gather_16bit_weights_on_model_save", "true"}, {"bf16.enabled", "true"}}),
       config("launch-command", {{"launcher", "deepspeed"}, {"launcher_args.num_gpus", "8"}, {"launcher_args.num_nodes", "2"},
                                 {"args.save_steps", "500"}, {"args.model_name_or_path", "meta-llama/Llama-2-7b-hf"}}),
-      config("llamafactory", {{"finetuning_type", "lora"}, {"template", "llama2"}}),
+      config("llamafactory", {{"finetuning_type", "lora"}, {"template", "llama2"}, {"lora_rank", "16"},
+                              {"per_device_train_batch_size", "4"}, {"cutoff_len", "1024"}}),
+      config("model-config", {{"architectures.0", "LlamaForCausalLM"}, {"model_type", "llama"}, {"hidden_size", "4096"},
+                              {"intermediate_size", "11008"}, {"num_attention_heads", "32"}, {"num_hidden_layers", "32"},
+                              {"num_key_value_heads", "32"}, {"vocab_size", "32000"}, {"torch_dtype", "float16"},
+                              {"tie_word_embeddings", "false"}}),
       config("trainer-state", {{"global_step", "500"}, {"max_steps", "2000"}, {"save_steps", "500"}})};
   host.checkpoints = {
       evidence::CheckpointEvidence{.from = {.collector = "checkpoints", .file = "out/checkpoint-500"}, .step = 500, .files = 4, .bytes = 4096, .complete = true},
@@ -232,6 +237,14 @@ TEST_CASE("registry: a rich document gives every fact a value of its registered 
                                           "log.host_memory_percent", "log.launcher_signalled", "log.library_abi_error",
                                           "log.memory_corruption", "log.native_crash", "log.native_crash_signal",
                                           "log.nccl_timeout", "log.stack_overflow",
+                                          // No CUDA out-of-memory line either (tests/unit/facts/test_extract_gpu_oom.cpp).
+                                          "gpu_oom.requested_bytes", "gpu_oom.gpu", "gpu_oom.total_bytes", "gpu_oom.free_bytes",
+                                          "gpu_oom.allocated_bytes", "gpu_oom.reserved_bytes", "gpu_oom.reserved_unallocated_bytes",
+                                          "gpu_oom.fragmentation_ratio", "gpu_oom.shortfall_bytes", "gpu_oom.process_bytes",
+                                          "gpu_oom.other_processes_bytes", "gpu_oom.message_release", "gpu_oom.phase",
+                                          "gpu_oom.phase_because", "gpu_oom.steps_before",
+                                          // The configs' setup is ZeRO-3: the ZeRO-2 remedies are not computed.
+                                          "estimate.zero3_save_peak_bytes", "estimate.save_fits_ranks_per_node",
                                           // A plain log's count; this phase comes from a run's console.
                                           "phase.lines_to_death",
                                           // The GPU probe answered; tables (rules/*.json) derive these after extraction.
@@ -270,6 +283,12 @@ TEST_CASE("registry: a rich document gives every fact a value of its registered 
   CHECK(value_of<std::int64_t>(facts, "log.launcher_teardown") == 1);
   CHECK(value_of<std::string>(facts, "node.oom_daemons") == "earlyoom");
   CHECK(value_of<std::int64_t>(facts, "config.zero_stage") == 3);
+  CHECK(value_of<std::int64_t>(facts, "config.lora_rank") == 16);
+  CHECK(value_of<bool>(facts, "config.gradient_checkpointing"));  // LLaMA-Factory's default
+  // ZeRO-3 with the optimizer offloaded, LoRA on Llama-2-7B (config.json), 8 ranks on each of 2 nodes.
+  CHECK(value_of<std::int64_t>(facts, "estimate.parameters") > 6'700'000'000);
+  CHECK(value_of<std::string>(facts, "estimate.setup") ==
+        "LoRA rank 16, ZeRO-3 + optimizer offload, 16-bit gather on save, on 8 ranks per node x 2 nodes, bf16");
   CHECK(value_of<std::int64_t>(facts, "trainer.next_save_step") == 1000);
   CHECK(value_of<bool>(facts, "checkpoint.incomplete"));
 }

@@ -1,0 +1,86 @@
+#include "estimate/memory_estimate.h"
+
+#include <fmt/format.h>
+
+namespace ftdiag::estimate {
+
+namespace {
+
+std::optional<Missing> invalid(const ModelShape& shape, const TrainingSetup& setup) {
+  if (shape.parameters == 0) return Missing{MissingReason::not_present, "the model's parameter count is not known"};
+  if (setup.zero_stage < 0 || setup.zero_stage > 3) {
+    return Missing{MissingReason::unparseable, fmt::format("ZeRO stage {} does not exist (0-3)", setup.zero_stage)};
+  }
+  if (setup.gpus_per_node == 0 || setup.nodes == 0) {
+    return Missing{MissingReason::unparseable, "at least one GPU on one node is needed"};
+  }
+  if (setup.offload_param && setup.zero_stage != 3) {
+    return Missing{MissingReason::unparseable, "offloading parameters needs ZeRO-3"};
+  }
+  if (setup.micro_batch == 0 || setup.sequence_length == 0) {
+    return Missing{MissingReason::unparseable, "the micro-batch and the sequence length must be at least 1"};
+  }
+  return std::nullopt;
+}
+
+void add_deepspeed_rows(MemoryEstimate& estimate) {
+  const auto& setup = estimate.setup;
+  const auto per_node = static_cast<std::int64_t>(setup.gpus_per_node);
+  const auto nodes = static_cast<std::int64_t>(setup.nodes);
+  // DeepSpeed counts every parameter as trained, frozen ones too.
+  const double total = estimate.parameters.total;
+  if (setup.zero_stage < 3) {
+    estimate.deepspeed_rows = deepspeed_zero2_rows(total, per_node, nodes);
+    estimate.deepspeed_matching_row = setup.offload_optimizer ? 0 : 1;
+    return;
+  }
+  estimate.deepspeed_rows =
+      deepspeed_zero3_rows(total, static_cast<double>(estimate.shape.largest_layer_parameters), per_node, nodes);
+  // Rows: (opt+param, init 1), (opt+param, 0), (opt, 1), (opt, 0), (none, 1), (none, 0); zero_init is how
+  // Trainer-built ZeRO-3 models start.
+  if (setup.offload_optimizer && setup.offload_param) {
+    estimate.deepspeed_matching_row = 0;
+  } else if (setup.offload_optimizer) {
+    estimate.deepspeed_matching_row = 2;
+  } else if (!setup.offload_param) {
+    estimate.deepspeed_matching_row = 4;
+  }
+}
+
+}  // namespace
+
+Fact<MemoryEstimate> estimate_memory(const ModelShape& shape, const TrainingSetup& setup) {
+  if (auto why = invalid(shape, setup)) return *why;
+  auto parameters = split_parameters(shape, setup);
+  if (!parameters) return parameters.missing();
+
+  MemoryEstimate estimate;
+  estimate.shape = shape;
+  estimate.setup = setup;
+  estimate.parameters = parameters.value();
+
+  auto& gpu = estimate.per_gpu;
+  gpu.states = model_states_per_gpu(estimate.parameters, setup);
+  gpu.buffers = zero_buffers_per_gpu(static_cast<double>(shape.largest_layer_parameters), setup);
+  gpu.cuda_context = setup.train_on_cpu ? Term{"CUDA context", 0, "none: the ranks train on the CPU"}
+                                         : Term{"CUDA context", kCudaContextBytes, "CUDA context, cuBLAS workspace and kernels (assumed)"};
+  auto activations = activations_per_gpu(shape, setup);
+  double activation_bytes = 0;
+  if (activations) {
+    gpu.activations = activations.value();
+    activation_bytes = gpu.activations->chosen(setup).bytes;
+  } else {
+    gpu.activations_missing = activations.missing().detail;
+  }
+  gpu.total = {"per GPU", gpu.model_states() + gpu.buffers.bytes + activation_bytes + gpu.cuda_context.bytes,
+               fmt::format("model states {} + buffers {} + activations {} + CUDA context {}", size_text(gpu.model_states()),
+                           size_text(gpu.buffers.bytes), activations ? size_text(activation_bytes) : std::string("unknown"),
+                           size_text(gpu.cuda_context.bytes))};
+
+  // A CPU rank holds in host memory what a GPU rank holds on its GPU.
+  estimate.per_node_host = host_memory_per_node(estimate.parameters, setup, setup.train_on_cpu ? gpu.total.bytes : 0);
+  add_deepspeed_rows(estimate);
+  return estimate;
+}
+
+}  // namespace ftdiag::estimate

@@ -1,0 +1,101 @@
+#include "facts/estimate_inputs.h"
+
+#include <fmt/format.h>
+
+#include "estimate/model_name.h"
+#include "facts/version_order.h"
+
+namespace ftdiag::facts {
+
+namespace {
+
+template <class T>
+std::optional<T> fact_of(const FactSet& facts, const std::string& name) {
+  const auto& entry = facts.get(name);
+  if (!entry.value) return std::nullopt;
+  if (auto* v = std::get_if<T>(&entry.value.value())) return *v;
+  return std::nullopt;
+}
+
+std::optional<std::uint64_t> positive(const FactSet& facts, const std::string& name) {
+  auto value = fact_of<std::int64_t>(facts, name);
+  if (!value || *value <= 0) return std::nullopt;
+  return static_cast<std::uint64_t>(*value);
+}
+
+}  // namespace
+
+bool flattens_on_gpu(std::string_view deepspeed_version) {
+  return looks_like_version(deepspeed_version) && compare_versions(deepspeed_version, "0.18.7") >= 0;
+}
+
+std::optional<ModelFromEvidence> model_from_evidence(const evidence::EvidenceDocument& document, const FactSet& facts) {
+  std::optional<ModelFromEvidence> from_config;
+  for (std::size_t h = 0; h < document.hosts.size() && !from_config; ++h) {
+    for (std::size_t c = 0; c < document.hosts[h].configs.size(); ++c) {
+      const auto& config = document.hosts[h].configs[c];
+      if (config.kind != "model-config") continue;
+      if (auto shape = estimate::shape_from_config(config.settings)) {
+        from_config = ModelFromEvidence{shape.value(), fmt::format("config.json ({})", config.from.file),
+                                        fmt::format("/hosts/{}/configs/{}", h, c)};
+        break;
+      }
+    }
+  }
+  // The weights count exactly; the config gives them their dimensions.
+  for (std::size_t h = 0; h < document.hosts.size(); ++h) {
+    for (std::size_t c = 0; c < document.hosts[h].configs.size(); ++c) {
+      const auto& config = document.hosts[h].configs[c];
+      if (config.kind != "model-weights") continue;
+      if (auto shape = estimate::shape_from_weights(config.settings, from_config ? &from_config->shape : nullptr)) {
+        return ModelFromEvidence{shape.value(), fmt::format("the safetensors headers ({})", config.from.file),
+                                 fmt::format("/hosts/{}/configs/{}", h, c)};
+      }
+    }
+  }
+  if (from_config) return from_config;
+  if (auto name = fact_of<std::string>(facts, "config.model")) {
+    if (auto count = estimate::parameters_from_model_name(*name)) {
+      auto shape = estimate::shape_from_count(count.value());
+      shape.source = "the model's name";
+      return ModelFromEvidence{shape, fmt::format("the model's name ({})", *name), facts.get("config.model").pointer};
+    }
+  }
+  return std::nullopt;
+}
+
+estimate::TrainingSetup setup_from_facts(const FactSet& facts, estimate::TrainingSetup setup) {
+  if (auto stage = fact_of<std::int64_t>(facts, "config.zero_stage"); stage && *stage >= 0 && *stage <= 3) {
+    setup.zero_stage = static_cast<int>(*stage);
+  }
+  auto device = [&](const char* name) -> std::optional<bool> {
+    auto where = fact_of<std::string>(facts, name);
+    if (!where) return std::nullopt;
+    return *where != "none";
+  };
+  if (auto offload = device("config.offload_optimizer")) setup.offload_optimizer = *offload;
+  if (auto offload = device("config.offload_param")) setup.offload_param = *offload && setup.zero_stage == 3;
+  if (auto gather = fact_of<bool>(facts, "config.gather_16bit_weights_on_save")) setup.gather_16bit_weights_on_save = *gather;
+  if (auto precision = fact_of<std::string>(facts, "config.precision")) {
+    if (auto p = estimate::precision_from_string(*precision)) setup.precision = *p;
+  }
+  if (auto finetuning = fact_of<std::string>(facts, "config.finetuning")) {
+    if (auto f = estimate::finetune_from_string(*finetuning)) setup.finetune = *f;
+  }
+  if (auto gpus = positive(facts, "config.gpus_per_node")) {
+    setup.gpus_per_node = *gpus;
+  } else if (auto count = positive(facts, "gpu.count")) {
+    setup.gpus_per_node = *count;
+  }
+  if (auto nodes = positive(facts, "config.nodes")) setup.nodes = *nodes;
+  if (auto rank = positive(facts, "config.lora_rank")) setup.lora_rank = *rank;
+  if (auto batch = positive(facts, "config.micro_batch")) setup.micro_batch = *batch;
+  if (auto length = positive(facts, "config.sequence_length")) setup.sequence_length = *length;
+  if (auto checkpointing = fact_of<bool>(facts, "config.gradient_checkpointing")) setup.gradient_checkpointing = *checkpointing;
+  if (auto version = fact_of<std::string>(facts, "deepspeed.version")) {
+    setup.flatten_on_gpu = flattens_on_gpu(*version);
+  }
+  return setup;
+}
+
+}  // namespace ftdiag::facts

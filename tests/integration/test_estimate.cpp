@@ -1,0 +1,118 @@
+// `ftdiag estimate` end to end: the JSON contract (docs/report-json.md,
+// "Estimate"), flags over a DeepSpeed config, the advice on a node whose RAM
+// a ZeRO-2 save outgrows, and bad input with its documented exit codes.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "integration/harness.h"
+
+namespace ftdiag::itest {
+namespace {
+
+struct Estimate {
+  Outcome outcome;
+  json report;
+};
+
+Estimate estimate(std::vector<std::string> args) {
+  std::vector<std::string> argv{ftdiag_binary().string(), "estimate", "--no-gpu"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  Estimate e;
+  e.outcome = run(Launch{argv}, 60);
+  if (e.outcome.exited_with(0) && !e.outcome.out.empty() && e.outcome.out.front() == '{') e.report = json::parse(e.outcome.out);
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("estimate: 7B full fine-tuning under ZeRO-2 on 8 GPUs and a 64 GiB node: the save needs 149 GB; ZeRO-3 is advised") {
+  auto e = estimate({"--params", "7B", "--zero-stage", "2", "--gpus-per-node", "8", "--host-mem", "64G", "--gpu-mem", "80G",
+                     "--deepspeed-version", "0.18.7", "--format", "json"});
+  REQUIRE_MESSAGE(e.outcome.exited_with(0), e.outcome.describe());
+  auto& r = e.report;
+  CHECK(r["schema_version"] == 1);
+  CHECK(r["model"]["parameters"] == 7000000000LL);
+  CHECK(r["per_gpu"]["model_states_bytes"] == 26250000000LL);  // 2Ψ + 14Ψ/8
+  CHECK(r["per_gpu"]["activations_bytes"].is_null());           // no dimensions from a bare count
+  CHECK(r["per_gpu"]["total_bytes"].get<std::int64_t>() > r["per_gpu"]["model_states_bytes"].get<std::int64_t>());
+  CHECK(r["per_node_host"]["steady_bytes"] == 32000000000LL);
+  CHECK(r["per_node_host"]["checkpoint_save_peak_bytes"] == 149000000000LL);
+  CHECK(r["per_node_host"]["checkpoint_save_largest_phase"] == "every rank's copy of the state dict");
+  CHECK(r["advice"]["zero_stage"] == 3);
+  CHECK(r["advice"]["offload_optimizer"] == false);
+  bool says_why = false;
+  for (auto& reason : r["advice"]["reasons"]) {
+    says_why |= reason.get<std::string>().find("needs 138.8 GiB of host RAM per node at its checkpoint save; this node has 64.0 GiB") != std::string::npos;
+  }
+  CHECK_MESSAGE(says_why, r["advice"]["reasons"].dump());
+  // DeepSpeed's own estimator for the stage, its matching row marked.
+  auto& rows = r["deepspeed_estimator"]["rows"];
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[1]["matches_setup"] == true);
+  CHECK(rows[1]["gpu_bytes"] == 14000000000LL + 15750000000LL);  // 2Ψ + 18Ψ/8
+}
+
+TEST_CASE("estimate: the DeepSpeed config sets the setup and the flags override it") {
+  TempDir tmp;
+  const auto config = tmp / "ds_z3_offload.json";
+  write_text(config, R"({"train_micro_batch_size_per_gpu": "auto", "bf16": {"enabled": true},
+    "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu", "pin_memory": true},
+                          "offload_param": {"device": "none"}, "stage3_gather_16bit_weights_on_model_save": true}})");
+  auto from_config = estimate({"--params", "13B", "--deepspeed", config.string(), "--gpus-per-node", "4", "--host-mem", "512G", "--format", "json"});
+  REQUIRE_MESSAGE(from_config.outcome.exited_with(0), from_config.outcome.describe());
+  auto& setup = from_config.report["setup"];
+  CHECK(setup["zero_stage"] == 3);
+  CHECK(setup["offload_optimizer"] == true);
+  CHECK(setup["offload_param"] == false);
+  CHECK(setup["gpus_per_node"] == 4);
+  // ZeRO-3 with the optimizer offloaded: 2Ψ/N of weights on each GPU; 18Ψ of offloaded states on the node.
+  CHECK(from_config.report["per_gpu"]["model_states_bytes"] == 6500000000LL);
+  CHECK(from_config.report["per_node_host"]["steady_bytes"] == 16000000000LL + 18 * 13000000000LL);
+
+  auto overridden = estimate({"--params", "13B", "--deepspeed", config.string(), "--gpus-per-node", "4", "--zero-stage", "2",
+                              "--host-mem", "512G", "--format", "json"});
+  REQUIRE_MESSAGE(overridden.outcome.exited_with(0), overridden.outcome.describe());
+  CHECK(overridden.report["setup"]["zero_stage"] == 2);
+  CHECK(overridden.report["setup"]["offload_optimizer"] == true);  // the config's, not overridden
+}
+
+TEST_CASE("estimate: the text table names every figure, DeepSpeed's rows and the advice") {
+  auto e = estimate({"--params", "3B", "--gpus-per-node", "8", "--host-mem", "64G", "--gpu-mem", "80G"});
+  REQUIRE_MESSAGE(e.outcome.exited_with(0), e.outcome.describe());
+  for (const char* text : {"Per GPU", "optimizer states", "Host RAM per node", "checkpoint save", "every rank's copy of the state dict",
+                           "DeepSpeed's estimator", "offload_optimizer=none", "Advice", "ZeRO-3, 16-bit gather on save"}) {
+    CHECK_MESSAGE(e.outcome.out.find(text) != std::string::npos, text, "\n", e.outcome.out);
+  }
+}
+
+TEST_CASE("estimate: bad input gets a clear message and its exit code") {
+  TempDir tmp;
+  // Usage (2): neither --model nor --params; both; a count that is not one; LoRA without the model's layers.
+  CHECK(estimate({}).outcome.exited_with(2));
+  CHECK(estimate({"--params", "7B", "--model", tmp.path().string()}).outcome.exited_with(2));
+  auto garbage = estimate({"--params", "seven"});
+  CHECK(garbage.outcome.exited_with(2));
+  CHECK(garbage.outcome.err.find("--params seven") != std::string::npos);
+  auto lora = estimate({"--params", "7B", "--finetune", "lora"});
+  CHECK(lora.outcome.exited_with(2));
+  CHECK(lora.outcome.err.find("--model DIR") != std::string::npos);
+  CHECK(estimate({"--params", "7B", "--zero-stage", "2", "--offload-param"}).outcome.exited_with(2));
+  CHECK(estimate({"--params", "7B", "--host-mem", "lots"}).outcome.exited_with(2));
+  // Not found (3): a missing config or model folder; a folder with nothing to size the model by.
+  CHECK(estimate({"--params", "7B", "--deepspeed", (tmp / "missing.json").string()}).outcome.exited_with(3));
+  CHECK(estimate({"--model", (tmp / "missing").string()}).outcome.exited_with(3));
+  auto empty = estimate({"--model", tmp.path().string()});
+  CHECK(empty.outcome.exited_with(3));
+  CHECK(empty.outcome.err.find("config.json") != std::string::npos);
+  // Unreadable (4): a DeepSpeed config that is not JSON, binary garbage as config.json.
+  write_text(tmp / "broken.json", "{\"zero_optimization\": {\"stage\": 2,");
+  auto broken = estimate({"--params", "7B", "--deepspeed", (tmp / "broken.json").string()});
+  CHECK(broken.outcome.exited_with(4));
+  CHECK(broken.outcome.err.find("broken.json") != std::string::npos);
+  write_text(tmp / "config.json", std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10));
+  CHECK(estimate({"--model", tmp.path().string()}).outcome.exited_with(4));
+}
+
+}  // namespace ftdiag::itest
