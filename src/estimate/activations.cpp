@@ -36,8 +36,9 @@ double layer_activation_bytes(const ModelShape& shape, const TrainingSetup& setu
 Fact<Activations> activations_per_gpu(const ModelShape& shape, const TrainingSetup& setup, const ActivationOptions& options) {
   if (!shape.has_dimensions()) {
     return Missing{MissingReason::not_present,
-                   "activations depend on the model's dimensions (hidden size, layers, heads, vocabulary); give the "
-                   "model's directory (--model DIR)"};
+                   "activations depend on the model's dimensions (hidden size, layers, heads, vocabulary), which a bare "
+                   "parameter count does not give, nor a config.json of an architecture ftdiag does not know: give a "
+                   "known model's directory (--model DIR)"};
   }
   const double s = static_cast<double>(setup.sequence_length);
   const double b = static_cast<double>(setup.micro_batch);

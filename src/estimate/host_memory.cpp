@@ -112,7 +112,9 @@ HostMemory host_memory_per_node(const ParameterSplit& parameters, const Training
   HostMemory host;
   host.baseline = {"baseline", q.ranks_here * (setup.rank_baseline_bytes + per_rank_training_bytes),
                    fmt::format("{} ranks x {} per rank ({})", q.ranks_here, size_text(setup.rank_baseline_bytes),
-                               setup.rank_baseline_measured ? "measured" : "assumed")};
+                               setup.rank_baseline_includes_states ? "measured, training states included"
+                               : setup.rank_baseline_measured      ? "measured"
+                                                                   : "assumed")};
   if (per_rank_training_bytes > 0) {
     host.baseline.formula = fmt::format("{} ranks x ({} per rank ({}) + {} of model states, buffers and activations: CPU training)",
                                         q.ranks_here, size_text(setup.rank_baseline_bytes),

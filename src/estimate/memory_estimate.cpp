@@ -78,7 +78,8 @@ Fact<MemoryEstimate> estimate_memory(const ModelShape& shape, const TrainingSetu
                            size_text(gpu.cuda_context.bytes))};
 
   // A CPU rank holds in host memory what a GPU rank holds on its GPU.
-  estimate.per_node_host = host_memory_per_node(estimate.parameters, setup, setup.train_on_cpu ? gpu.total.bytes : 0);
+  const bool states_in_host = setup.train_on_cpu && !setup.rank_baseline_includes_states;
+  estimate.per_node_host = host_memory_per_node(estimate.parameters, setup, states_in_host ? gpu.total.bytes : 0);
   add_deepspeed_rows(estimate);
   return estimate;
 }

@@ -57,6 +57,7 @@ ModelStates model_states_per_gpu(const ParameterSplit& parameters, const Trainin
 
 Term zero_buffers_per_gpu(double largest_layer_parameters, const TrainingSetup& setup) {
   const double weight_bytes = bytes_per_weight(setup.precision);
+  if (setup.train_on_cpu) return {"buffers", 0, "none: CPU ranks reduce over gloo without DeepSpeed's GPU buckets"};
   if (setup.zero_stage == 0) return {"buffers", 0, "none beyond the gradients (DDP buckets are views of them)"};
   if (setup.zero_stage < 3) {
     return {"buffers", weight_bytes * (setup.reduce_bucket_size + setup.allgather_bucket_size),

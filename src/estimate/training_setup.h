@@ -59,6 +59,9 @@ struct TrainingSetup {
   // libraries, tokenizer, dataset, workers): assumed unless measured.
   double rank_baseline_bytes = 4e9;
   bool rank_baseline_measured = false;
+  // The baseline was measured on CPU ranks while they trained: it holds
+  // their model states already, which are then not added again.
+  bool rank_baseline_includes_states = false;
   // DeepSpeed >= 0.18.7 flattens ZeRO-1/2 parameter groups on the GPU, so
   // its initialisation no longer stages them in host memory.
   bool flatten_on_gpu = false;

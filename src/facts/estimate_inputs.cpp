@@ -92,6 +92,9 @@ estimate::TrainingSetup setup_from_facts(const FactSet& facts, estimate::Trainin
   if (auto batch = positive(facts, "config.micro_batch")) setup.micro_batch = *batch;
   if (auto length = positive(facts, "config.sequence_length")) setup.sequence_length = *length;
   if (auto checkpointing = fact_of<bool>(facts, "config.gradient_checkpointing")) setup.gradient_checkpointing = *checkpointing;
+  if (auto safetensors = fact_of<bool>(facts, "config.save_safetensors")) setup.shard_copy_on_save = *safetensors;
+  // A torch without CUDA trains on the CPU: the states are host memory too.
+  if (auto cpu_only = fact_of<bool>(facts, "torch.cpu_only")) setup.train_on_cpu = *cpu_only;
   if (auto version = fact_of<std::string>(facts, "deepspeed.version")) {
     setup.flatten_on_gpu = flattens_on_gpu(*version);
   }

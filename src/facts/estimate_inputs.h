@@ -27,7 +27,8 @@ std::optional<ModelFromEvidence> model_from_evidence(const evidence::EvidenceDoc
 // `defaults` with what the config facts say put over it: ZeRO stage,
 // offload, the 16-bit gather, precision, what is trained, LoRA's rank, ranks
 // per node (else the GPUs the node has), nodes, micro-batch, sequence length,
-// gradient checkpointing, DeepSpeed's bucket sizes and sub-group size.
+// gradient checkpointing, the save's format, DeepSpeed's version, and
+// whether the ranks train on the CPU (a torch built without CUDA).
 estimate::TrainingSetup setup_from_facts(const FactSet& facts, estimate::TrainingSetup defaults);
 
 // DeepSpeed 0.18.7 (PR #7828) flattens ZeRO-1/2 parameter groups on the GPU

@@ -150,7 +150,16 @@ void precision_fact(const EvidenceDocument& document, FactSet& facts) {
   }
   if (auto found = find_setting(document, {{"accelerate", "mixed_precision"}, {"launch-command", "launcher_args.mixed_precision"}})) {
     const auto mode = lower(found->value);
-    facts.set("config.precision", mode == "no" || mode == "false" ? std::string("fp32") : mode, found->pointer);
+    return facts.set("config.precision", mode == "no" || mode == "false" ? std::string("fp32") : mode, found->pointer);
+  }
+  // A whole DeepSpeed config that turns neither on trains in fp32 (its default).
+  if (auto found = find_setting(document, {{"deepspeed", "zero_optimization.stage"}})) {
+    const auto& settings = found->config->settings;
+    const bool says_precision = settings.count("bf16.enabled") || settings.count("fp16.enabled");
+    if (says_precision && shows_whole_deepspeed_config(*found->config)) {
+      const auto pointer = found->pointer.substr(0, found->pointer.rfind("/settings/")) + "/settings";
+      facts.set("config.precision", std::string("fp32"), pointer);
+    }
   }
 }
 
@@ -228,6 +237,11 @@ void training_shape_facts(const EvidenceDocument& document, FactSet& facts) {
               {{"launch-command", "args.cutoff_len"}, {"launch-command", "args.max_seq_length"},
                {"launch-command", "args.model_max_length"}, {"llamafactory", "cutoff_len"}, {"axolotl", "sequence_len"},
                {"trainer-arguments", "max_seq_length"}});
+  if (auto found = find_setting(document, {{"launch-command", "args.save_safetensors"}, {"llamafactory", "save_safetensors"},
+                                           {"axolotl", "save_safetensors"}, {"trainer-arguments", "save_safetensors"}},
+                                is_bool)) {
+    facts.set("config.save_safetensors", *as_bool(found->value), found->pointer);
+  }
   if (auto found = find_setting(document, {{"launch-command", "args.gradient_checkpointing"}, {"axolotl", "gradient_checkpointing"},
                                            {"trainer-arguments", "gradient_checkpointing"}},
                                 is_bool)) {

@@ -56,6 +56,23 @@ void extract_estimate_facts(const EvidenceDocument& document, const std::optiona
   auto model = model_from_evidence(document, facts);
   if (!model) return;
   const std::string setup_pointer = facts.get("config.zero_stage").pointer;
+  // A rank's baseline, measured when ftdiag watched the job: what the job
+  // held as the save began (else once start-up was over), per rank. On GPUs
+  // that is host memory besides the model's states; on CPU ranks it holds
+  // the states too. The save's own copies are then the only prediction.
+  const char* measured_by = "memory.before_phase_at_death_bytes";
+  auto level = integer_fact(facts, measured_by);
+  const auto phase = facts.get("phase.at_death").value;
+  const bool at_save = phase && std::holds_alternative<std::string>(phase.value()) && std::get<std::string>(phase.value()) == "checkpoint-save";
+  if (!level || !at_save) {
+    measured_by = "memory.after_startup_bytes";
+    level = integer_fact(facts, measured_by);
+  }
+  if (level && *level > 0) {
+    setup->rank_baseline_bytes = static_cast<double>(*level) / static_cast<double>(setup->gpus_per_node);
+    setup->rank_baseline_measured = true;
+    setup->rank_baseline_includes_states = setup->train_on_cpu;
+  }
   auto estimated = estimate::estimate_memory(model->shape, *setup);
   if (!estimated) {
     facts.set_missing("estimate.save_peak_bytes", estimated.missing());
@@ -66,6 +83,9 @@ void extract_estimate_facts(const EvidenceDocument& document, const std::optiona
   auto as_int = [](double bytes) { return static_cast<std::int64_t>(bytes); };
 
   facts.set("estimate.parameters", static_cast<std::int64_t>(model->shape.parameters), model->pointer);
+  const std::string baseline_pointer = setup->rank_baseline_measured ? facts.get(measured_by).pointer : setup_pointer;
+  facts.set("estimate.rank_baseline_bytes", as_int(setup->rank_baseline_bytes), baseline_pointer);
+  facts.set("estimate.rank_baseline_measured", setup->rank_baseline_measured, baseline_pointer);
   facts.set("estimate.parameters_source", model->source, model->pointer);
   facts.set("estimate.trainable_parameters", as_int(e.parameters.trainable), model->pointer);
   const std::string described = estimate::describe_setup(*setup);

@@ -226,6 +226,7 @@ void extract_curve(const RunEvidence& run, const std::string& at, double end_tim
   for (std::size_t i = 0; i < std::max<std::size_t>(1, curve.size() / 10); ++i) head.push_back(curve[i].second);
   std::nth_element(head.begin(), head.begin() + static_cast<std::ptrdiff_t>(head.size() / 2), head.end());
   const double base = head[head.size() / 2];
+  if (after_startup) facts.set("memory.after_startup_bytes", static_cast<std::int64_t>(base), at + "/timeline");
   auto peak = std::max_element(curve.begin(), curve.end(), [](auto& a, auto& b) { return a.second < b.second; });
   if (base > 0) facts.set("memory.growth_factor", peak->second / base, at + "/timeline");
   // The climb starts where memory last stood near its starting level (within

@@ -18,12 +18,37 @@ constexpr std::size_t kTailLinesAsFact = 60;
 // line can be read a moment after the death that followed it.
 constexpr double kClockSlack = 0.5;
 
-void set_rise_in_phase(FactSet& facts, const evidence::RunEvidence& run, double phase_began, const std::string& pointer) {
+void set_rise_in_phase(FactSet& facts, const evidence::RunEvidence& run, const std::string& run_pointer, double phase_began,
+                       const std::string& pointer) {
   // Did memory jump because of this phase, or was it climbing before?
   const auto& rise_start = facts.get("memory.rise_start").value;
   if (rise_start && std::holds_alternative<double>(rise_start.value())) {
     const double began = run.started.time + std::get<double>(rise_start.value());
     facts.set("memory.rise_began_in_phase", began >= phase_began - kClockSlack, pointer);
+  }
+  // What the job held as the phase began: the level the phase added to
+  // (the memory model puts a save's copies on top of it). The lowest reading
+  // of the seconds before, as training stands between its steps: ranks
+  // that reach the save a moment before the console says so have already
+  // begun their copies. The series the OOM killer judges: the cgroup's
+  // usage under a limit, else the job's summed RSS.
+  constexpr double kLevelWindowSeconds = 10;
+  const auto& cgroup = run.memory.cgroup_last;
+  const bool use_cgroup = cgroup && cgroup->limit && cgroup->limit.value();
+  std::optional<std::size_t> lowest;
+  std::uint64_t lowest_bytes = 0;
+  for (std::size_t i = 0; i < run.timeline.size() && run.timeline[i].time <= phase_began; ++i) {
+    if (run.timeline[i].time < phase_began - kLevelWindowSeconds) continue;
+    const auto& value = use_cgroup ? run.timeline[i].cgroup_usage : run.timeline[i].job_rss;
+    if (!value) continue;
+    if (!lowest || value.value() < lowest_bytes) {
+      lowest = i;
+      lowest_bytes = value.value();
+    }
+  }
+  if (lowest) {
+    facts.set("memory.before_phase_at_death_bytes", static_cast<std::int64_t>(lowest_bytes),
+              fmt::format("{}/timeline/{}/{}", run_pointer, *lowest, use_cgroup ? "cgroup_usage_bytes" : "job_rss_bytes"));
   }
 }
 
@@ -52,7 +77,7 @@ void extract_phase_at(const evidence::RunEvidence& run, const std::string& at, d
               pointer + "/what");
     facts.set("phase.at_death_age", std::max(0.0, time - call->began), pointer + "/time");
     facts.set("phase.source", std::string("probe"), pointer);
-    set_rise_in_phase(facts, run, call->began, pointer + "/time");
+    set_rise_in_phase(facts, run, at, call->began, pointer + "/time");
     return;
   }
   if (!current) {
@@ -64,7 +89,7 @@ void extract_phase_at(const evidence::RunEvidence& run, const std::string& at, d
   facts.set("phase.at_death_line", current->first_line, pointer + "/first_line");
   facts.set("phase.at_death_age", std::max(0.0, time - current->first_time), pointer + "/first_time");
   facts.set("phase.source", std::string("console"), pointer);
-  set_rise_in_phase(facts, run, current->first_time, pointer + "/first_time");
+  set_rise_in_phase(facts, run, at, current->first_time, pointer + "/first_time");
 }
 
 // The exception a Python traceback ended with: the first line of the same

@@ -15,6 +15,14 @@ trains on every rank over gloo.
                state dict in host memory on every rank (as a ZeRO-2 save
                does) until the OOM killer kills a rank, before torch.save
                has written it
+  zero2-save   a larger model (vocabulary x width embedding and head), its
+               base weights published first as a Hugging Face folder
+               (OUT/base-model: config.json and model.safetensors; with
+               --publish-model-only that is all it does), trains a small
+               adapter on the frozen base for two steps with AdamW, then
+               saves as the Trainer saves under ZeRO-1/2: every rank clones
+               the whole state dict (the frozen base included) to host
+               memory, rank 0 writes it (--vocab, --width size the model)
   segfault     rank 1 faults in native code (a null pointer read) in its
                third step
   wait         trains slowly until something outside stops the launcher
@@ -26,7 +34,9 @@ job is running (and whom to aim at) from the log alone.
 """
 import argparse
 import ctypes
+import json
 import os
+import struct
 import time
 
 import torch
@@ -151,6 +161,81 @@ def save_oom(trainer: Trainer, args) -> None:
     os.replace(staging, checkpoint)
 
 
+class WideLM(nn.Module):
+    """A wide embedding and head, frozen, with a small trainable low-rank
+    adapter between them: as LoRA trains, the state dict still holds the
+    whole base model."""
+
+    def __init__(self, vocab: int, width: int, rank: int = 8):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, width)
+        self.head = nn.Linear(width, vocab)
+        self.adapter_a = nn.Parameter(torch.randn(width, rank) * 0.01)
+        self.adapter_b = nn.Parameter(torch.zeros(rank, width))
+        for frozen in (self.embed, self.head):
+            frozen.requires_grad_(False)
+
+    def forward(self, tokens):
+        h = torch.tanh(self.embed(tokens))
+        return self.head(h + h @ self.adapter_a @ self.adapter_b)
+
+
+def write_safetensors(path: str, tensors: dict) -> None:
+    """The safetensors format by hand (Debian has no safetensors module): a
+    little-endian header length, the JSON header, the tensors' bytes."""
+    header, blobs, offset = {}, [], 0
+    for name, tensor in tensors.items():
+        data = tensor.detach().contiguous().numpy().tobytes()
+        header[name] = {"dtype": "F32", "shape": list(tensor.shape), "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    raw = json.dumps(header, separators=(",", ":")).encode()
+    raw += b" " * (-len(raw) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(raw)))
+        f.write(raw)
+        for blob in blobs:
+            f.write(blob)
+
+
+def zero2_save(trainer: Trainer, args) -> None:
+    model = WideLM(args.vocab, args.width)
+    folder = os.path.join(args.out, "base-model")
+    if trainer.rank == 0 and not os.path.exists(folder):
+        os.makedirs(folder)
+        with open(os.path.join(folder, "config.json"), "w") as f:
+            json.dump({"architectures": ["WideLMForCausalLM"], "model_type": "wide-lm", "hidden_size": args.width,
+                       "num_hidden_layers": 0, "vocab_size": args.vocab, "torch_dtype": "float32"}, f)
+        write_safetensors(os.path.join(folder, "model.safetensors"), model.state_dict())
+    if args.publish_model_only:
+        return
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(trainable, lr=5e-5)
+    trainer.announce_training("100")
+    for step in range(1, 3):  # AdamW's moments exist after the first step
+        tokens = trainer.random_batch() % args.vocab
+        loss = nn.functional.cross_entropy(model(tokens[:, :-1]).reshape(-1, args.vocab), tokens[:, 1:].reshape(-1))
+        optimizer.zero_grad()
+        loss.backward()
+        if trainer.distributed:
+            for p in trainable:
+                dist.all_reduce(p.grad)
+                p.grad /= trainer.world
+        optimizer.step()
+        if trainer.rank == 0:
+            print(f"{{'loss': {loss.item():.4f}, 'learning_rate': 5e-05, 'epoch': {step / STEPS_PER_EPOCH:.3f}}}", flush=True)
+    checkpoint = os.path.join(args.out, "checkpoint-2")
+    if trainer.rank == 0:
+        print(f"Saving model checkpoint to {checkpoint}", flush=True)
+        os.makedirs(checkpoint, exist_ok=True)
+    # accelerate's get_state_dict under ZeRO-1/2: clone_tensors_for_torch_save on every rank.
+    state = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
+    if trainer.rank == 0:
+        torch.save(state, os.path.join(checkpoint, "pytorch_model.bin"))
+    del state
+    torch.save(optimizer.state_dict(), os.path.join(checkpoint, f"optimizer_rank{trainer.rank}.pt"))
+
+
 def segfault(trainer: Trainer, args) -> None:
     trainer.announce_training("100")
     for _ in range(100):
@@ -170,13 +255,17 @@ def wait(trainer: Trainer, args) -> None:
         time.sleep(0.5)
 
 
-SCENARIOS = {"worker-oom": worker_oom, "save-oom": save_oom, "segfault": segfault, "wait": wait}
+SCENARIOS = {"worker-oom": worker_oom, "save-oom": save_oom, "zero2-save": zero2_save, "segfault": segfault, "wait": wait}
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenario", required=True, choices=sorted(SCENARIOS))
     parser.add_argument("--out", default=".")
     parser.add_argument("--max-seconds", type=float, default=90, help="wait: stop on its own after this")
+    parser.add_argument("--vocab", type=int, default=80000, help="zero2-save: the vocabulary")
+    parser.add_argument("--width", type=int, default=512, help="zero2-save: the embedding width")
+    parser.add_argument("--publish-model-only", action="store_true",
+                        help="zero2-save: only write OUT/base-model (as a download would, before the job)")
     args = parser.parse_args()
     trainer = Trainer()
     SCENARIOS[args.scenario](trainer, args)

@@ -81,7 +81,7 @@ void add_configs_and_checkpoints(evidence::HostEvidence& host) {
       config("launch-command", {{"launcher", "deepspeed"}, {"launcher_args.num_gpus", "8"}, {"launcher_args.num_nodes", "2"},
                                 {"args.save_steps", "500"}, {"args.model_name_or_path", "meta-llama/Llama-2-7b-hf"}}),
       config("llamafactory", {{"finetuning_type", "lora"}, {"template", "llama2"}, {"lora_rank", "16"},
-                              {"per_device_train_batch_size", "4"}, {"cutoff_len", "1024"}}),
+                              {"per_device_train_batch_size", "4"}, {"cutoff_len", "1024"}, {"save_safetensors", "false"}}),
       config("model-config", {{"architectures.0", "LlamaForCausalLM"}, {"model_type", "llama"}, {"hidden_size", "4096"},
                               {"intermediate_size", "11008"}, {"num_attention_heads", "32"}, {"num_hidden_layers", "32"},
                               {"num_key_value_heads", "32"}, {"vocab_size", "32000"}, {"torch_dtype", "float16"},
