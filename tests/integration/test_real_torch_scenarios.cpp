@@ -60,6 +60,14 @@ Launch scenario_launch(const TempDir& tmp, const MemoryCgroupSandbox& cgroup, co
                        const std::vector<std::string>& extra = {}) {
   std::vector<std::string> job = {kPython, scenarios_script(), "--scenario", scenario};
   job.insert(job.end(), extra.begin(), extra.end());
+#ifdef FTDIAG_SANITIZED
+  // A sanitized ftdiag holds ~300 MiB (its instrumented binary's pages), as
+  // much as a rank here, and where it cannot lower its own oom_score_adj
+  // (no CAP_SYS_RESOURCE) the OOM killer may pick it instead of the rank a
+  // scenario grows. The job's tree is made the likelier victim, as a
+  // release build's 10 MiB supervisor never competes.
+  job.insert(job.begin(), {"/bin/sh", "-c", "echo 300 > /proc/self/oom_score_adj && exec \"$@\"", "sh"});
+#endif
   Launch launch{ftdiag_run(tmp / "job", job)};
   launch.cgroup_procs = cgroup.procs_file();
   return launch;
