@@ -85,12 +85,16 @@ Advice advise(const ModelShape& shape, const TrainingSetup& setup, const Resourc
   if (!resources.gpu_memory_bytes) advice.reasons.push_back("The GPUs' memory is not known (--gpu-mem): options are judged by host memory alone.");
   if (!resources.host_memory_bytes) advice.reasons.push_back("Host memory is not known (--host-mem): options are judged by GPU memory alone.");
 
-  for (std::size_t i = 0; i < advice.options.size() && !advice.chosen; ++i) {
-    if (fits(advice.options[i])) advice.chosen = i;
-  }
-  // Nothing fits with the margins: the first that fits at all, said to be tight.
-  for (std::size_t i = 0; i < advice.options.size() && !advice.chosen; ++i) {
-    if (advice.options[i].tight) advice.chosen = i;
+  // What is trained is the user's choice: a tight fit of it comes before
+  // switching to LoRA. Within each, with the margins first, then tight.
+  for (const bool same_method : {true, false}) {
+    for (const bool with_margin : {true, false}) {
+      for (std::size_t i = 0; i < advice.options.size() && !advice.chosen; ++i) {
+        const auto& o = advice.options[i];
+        if ((o.setup.finetune == setup.finetune) != same_method) continue;
+        if (with_margin ? fits(o) : o.tight) advice.chosen = i;
+      }
+    }
   }
   // Why each faster option was passed over, in the order they were tried.
   const std::size_t stop = advice.chosen.value_or(advice.options.size());

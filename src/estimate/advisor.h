@@ -5,7 +5,9 @@
 //   ZeRO-2 when the model states fit the GPUs and its save peak fits host
 //   memory with a margin; else ZeRO-3 (with the 16-bit gather on save);
 //   offload only when even ZeRO-3 does not fit the GPUs; LoRA, then QLoRA,
-//   when nothing full fits. Every option is given with its numbers.
+//   when nothing full fits, not even without the margins (what is trained
+//   is the user's choice: a tight fit of it is advised first, and said to be
+//   tight). Every option is given with its numbers.
 #pragma once
 
 #include <optional>

@@ -77,3 +77,22 @@ TEST_CASE("advisor: unknown GPU memory is said, and host memory alone decides") 
   CHECK_FALSE(advice.options[*advice.chosen].fits_gpu.has_value());
   CHECK(says(advice, "The GPUs' memory is not known"));
 }
+
+TEST_CASE("advisor: a tight full fine-tune is advised before switching to LoRA, and said to be tight") {
+  ModelShape llama;
+  llama.parameters = 6'738'415'616;
+  llama.linears = {{"q_proj", 4096, 4096, 32}, {"k_proj", 4096, 4096, 32}, {"v_proj", 4096, 4096, 32}, {"o_proj", 4096, 4096, 32},
+                   {"gate_proj", 4096, 11008, 32}, {"up_proj", 4096, 11008, 32}, {"down_proj", 11008, 4096, 32}};
+  // ZeRO-3's save: 32 GB of baseline + max(13.5 + 5, 8 x 4 x 0.84) GB = 59.0 GB: within 64 GiB, not within its 85%.
+  const auto advice = advise(llama, node_of(8), {.gpu_memory_bytes = 80.0 * (1 << 30), .host_memory_bytes = 64.0 * (1 << 30)});
+  REQUIRE(advice.chosen);
+  const auto& chosen = advice.options[*advice.chosen];
+  CHECK(chosen.setup.finetune == Finetune::full);
+  CHECK(chosen.setup.zero_stage == 3);
+  CHECK(chosen.tight);
+  CHECK(says(advice, "tight"));
+  // LoRA is among the options, with its numbers, but not chosen.
+  bool lora_listed = false;
+  for (const auto& o : advice.options) lora_listed |= o.setup.finetune == Finetune::lora && o.fits_host == true;
+  CHECK(lora_listed);
+}
