@@ -9,16 +9,8 @@ namespace ftdiag::facts {
 
 namespace {
 
-template <class T>
-std::optional<T> fact_of(const FactSet& facts, const std::string& name) {
-  const auto& entry = facts.get(name);
-  if (!entry.value) return std::nullopt;
-  if (auto* v = std::get_if<T>(&entry.value.value())) return *v;
-  return std::nullopt;
-}
-
 std::optional<std::uint64_t> positive(const FactSet& facts, const std::string& name) {
-  auto value = fact_of<std::int64_t>(facts, name);
+  auto value = facts.value_of<std::int64_t>(name);
   if (!value || *value <= 0) return std::nullopt;
   return static_cast<std::uint64_t>(*value);
 }
@@ -54,7 +46,7 @@ std::optional<ModelFromEvidence> model_from_evidence(const evidence::EvidenceDoc
     }
   }
   if (from_config) return from_config;
-  if (auto name = fact_of<std::string>(facts, "config.model")) {
+  if (auto name = facts.value_of<std::string>("config.model")) {
     if (auto count = estimate::parameters_from_model_name(*name)) {
       auto shape = estimate::shape_from_count(count.value());
       shape.source = "the model's name";
@@ -65,21 +57,21 @@ std::optional<ModelFromEvidence> model_from_evidence(const evidence::EvidenceDoc
 }
 
 estimate::TrainingSetup setup_from_facts(const FactSet& facts, estimate::TrainingSetup setup) {
-  if (auto stage = fact_of<std::int64_t>(facts, "config.zero_stage"); stage && *stage >= 0 && *stage <= 3) {
+  if (auto stage = facts.value_of<std::int64_t>("config.zero_stage"); stage && *stage >= 0 && *stage <= 3) {
     setup.zero_stage = static_cast<int>(*stage);
   }
   auto device = [&](const char* name) -> std::optional<bool> {
-    auto where = fact_of<std::string>(facts, name);
+    auto where = facts.value_of<std::string>(name);
     if (!where) return std::nullopt;
     return *where != "none";
   };
   if (auto offload = device("config.offload_optimizer")) setup.offload_optimizer = *offload;
   if (auto offload = device("config.offload_param")) setup.offload_param = *offload && setup.zero_stage == 3;
-  if (auto gather = fact_of<bool>(facts, "config.gather_16bit_weights_on_save")) setup.gather_16bit_weights_on_save = *gather;
-  if (auto precision = fact_of<std::string>(facts, "config.precision")) {
+  if (auto gather = facts.value_of<bool>("config.gather_16bit_weights_on_save")) setup.gather_16bit_weights_on_save = *gather;
+  if (auto precision = facts.value_of<std::string>("config.precision")) {
     if (auto p = estimate::precision_from_string(*precision)) setup.precision = *p;
   }
-  if (auto finetuning = fact_of<std::string>(facts, "config.finetuning")) {
+  if (auto finetuning = facts.value_of<std::string>("config.finetuning")) {
     if (auto f = estimate::finetune_from_string(*finetuning)) setup.finetune = *f;
   }
   if (auto gpus = positive(facts, "config.gpus_per_node")) {
@@ -91,11 +83,11 @@ estimate::TrainingSetup setup_from_facts(const FactSet& facts, estimate::Trainin
   if (auto rank = positive(facts, "config.lora_rank")) setup.lora_rank = *rank;
   if (auto batch = positive(facts, "config.micro_batch")) setup.micro_batch = *batch;
   if (auto length = positive(facts, "config.sequence_length")) setup.sequence_length = *length;
-  if (auto checkpointing = fact_of<bool>(facts, "config.gradient_checkpointing")) setup.gradient_checkpointing = *checkpointing;
-  if (auto safetensors = fact_of<bool>(facts, "config.save_safetensors")) setup.shard_copy_on_save = *safetensors;
+  if (auto checkpointing = facts.value_of<bool>("config.gradient_checkpointing")) setup.gradient_checkpointing = *checkpointing;
+  if (auto safetensors = facts.value_of<bool>("config.save_safetensors")) setup.shard_copy_on_save = *safetensors;
   // A torch without CUDA trains on the CPU: the states are host memory too.
-  if (auto cpu_only = fact_of<bool>(facts, "torch.cpu_only")) setup.train_on_cpu = *cpu_only;
-  if (auto version = fact_of<std::string>(facts, "deepspeed.version")) {
+  if (auto cpu_only = facts.value_of<bool>("torch.cpu_only")) setup.train_on_cpu = *cpu_only;
+  if (auto version = facts.value_of<std::string>("deepspeed.version")) {
     setup.flatten_on_gpu = flattens_on_gpu(*version);
   }
   return setup;

@@ -22,12 +22,6 @@ namespace {
 
 using evidence::EvidenceDocument;
 
-std::optional<std::int64_t> integer_fact(const FactSet& facts, const std::string& name) {
-  const auto& entry = facts.get(name);
-  if (!entry.value) return std::nullopt;
-  if (auto* v = std::get_if<std::int64_t>(&entry.value.value())) return *v;
-  return std::nullopt;
-}
 
 // The memory the node gives the job: its RAM, or its cgroup's limit when lower.
 std::optional<std::pair<double, std::string>> host_capacity(const FactSet& facts, std::string& pointer) {
@@ -36,7 +30,7 @@ std::optional<std::pair<double, std::string>> host_capacity(const FactSet& facts
                                    std::pair{"host.cgroup_limit_bytes", "the cgroup limit"},
                                    std::pair{"node.mem_total_bytes", "the node's RAM"},
                                    std::pair{"host.mem_total_bytes", "the node's RAM"}}) {
-    auto bytes = integer_fact(facts, name);
+    auto bytes = facts.value_of<std::int64_t>(name);
     if (!bytes || *bytes <= 0) continue;
     if (!best || static_cast<double>(*bytes) < best->first) {
       best = std::pair{static_cast<double>(*bytes), std::string(what)};
@@ -61,12 +55,11 @@ void extract_estimate_facts(const EvidenceDocument& document, const std::optiona
   // that is host memory besides the model's states; on CPU ranks it holds
   // the states too. The save's own copies are then the only prediction.
   const char* measured_by = "memory.before_phase_at_death_bytes";
-  auto level = integer_fact(facts, measured_by);
-  const auto phase = facts.get("phase.at_death").value;
-  const bool at_save = phase && std::holds_alternative<std::string>(phase.value()) && std::get<std::string>(phase.value()) == "checkpoint-save";
+  auto level = facts.value_of<std::int64_t>(measured_by);
+  const bool at_save = facts.value_of<std::string>("phase.at_death") == "checkpoint-save";
   if (!level || !at_save) {
     measured_by = "memory.after_startup_bytes";
-    level = integer_fact(facts, measured_by);
+    level = facts.value_of<std::int64_t>(measured_by);
   }
   if (level && *level > 0) {
     setup->rank_baseline_bytes = static_cast<double>(*level) / static_cast<double>(setup->gpus_per_node);

@@ -18,14 +18,15 @@ constexpr std::size_t kTailLinesAsFact = 60;
 // line can be read a moment after the death that followed it.
 constexpr double kClockSlack = 0.5;
 
-void set_rise_in_phase(FactSet& facts, const evidence::RunEvidence& run, const std::string& run_pointer, double phase_began,
-                       const std::string& pointer) {
+void set_rise_in_phase(FactSet& facts, const evidence::RunEvidence& run, double phase_began, const std::string& pointer) {
   // Did memory jump because of this phase, or was it climbing before?
-  const auto& rise_start = facts.get("memory.rise_start").value;
-  if (rise_start && std::holds_alternative<double>(rise_start.value())) {
-    const double began = run.started.time + std::get<double>(rise_start.value());
+  if (auto rise_start = facts.value_of<double>("memory.rise_start")) {
+    const double began = run.started.time + *rise_start;
     facts.set("memory.rise_began_in_phase", began >= phase_began - kClockSlack, pointer);
   }
+}
+
+void set_level_before_phase(FactSet& facts, const evidence::RunEvidence& run, const std::string& run_pointer, double phase_began) {
   // What the job held as the phase began: the level the phase added to
   // (the memory model puts a save's copies on top of it). The lowest reading
   // of the seconds before, as training stands between its steps: ranks
@@ -77,7 +78,8 @@ void extract_phase_at(const evidence::RunEvidence& run, const std::string& at, d
               pointer + "/what");
     facts.set("phase.at_death_age", std::max(0.0, time - call->began), pointer + "/time");
     facts.set("phase.source", std::string("probe"), pointer);
-    set_rise_in_phase(facts, run, at, call->began, pointer + "/time");
+    set_rise_in_phase(facts, run, call->began, pointer + "/time");
+    set_level_before_phase(facts, run, at, call->began);
     return;
   }
   if (!current) {
@@ -89,7 +91,8 @@ void extract_phase_at(const evidence::RunEvidence& run, const std::string& at, d
   facts.set("phase.at_death_line", current->first_line, pointer + "/first_line");
   facts.set("phase.at_death_age", std::max(0.0, time - current->first_time), pointer + "/first_time");
   facts.set("phase.source", std::string("console"), pointer);
-  set_rise_in_phase(facts, run, at, current->first_time, pointer + "/first_time");
+  set_rise_in_phase(facts, run, current->first_time, pointer + "/first_time");
+  set_level_before_phase(facts, run, at, current->first_time);
 }
 
 // The exception a Python traceback ended with: the first line of the same

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "base/fact.h"
@@ -22,6 +23,16 @@ class FactSet {
   void set_missing(std::string name, Missing why);
   // Every registered fact not set is reported missing with this reason.
   const FactEntry& get(const std::string& name) const;
+  // The value when it was gathered and has type T (std::int64_t, double,
+  // bool, std::string); none otherwise. For extractors that build on
+  // facts set before them.
+  template <class T>
+  std::optional<T> value_of(const std::string& name) const {
+    const auto& entry = get(name);
+    if (!entry.value) return std::nullopt;
+    if (const auto* value = std::get_if<T>(&entry.value.value())) return *value;
+    return std::nullopt;
+  }
   const std::map<std::string, FactEntry>& entries() const { return entries_; }
 
  private:
