@@ -31,15 +31,21 @@ void set_level_before_phase(FactSet& facts, const evidence::RunEvidence& run, co
   // (the memory model puts a save's copies on top of it). The lowest reading
   // of the seconds before, as training stands between its steps: ranks
   // that reach the save a moment before the console says so have already
-  // begun their copies. The series the OOM killer judges: the cgroup's
-  // usage under a limit, else the job's summed RSS.
+  // begun their copies. Never before the stretch that preceded the phase
+  // (training) began: start-up, still loading the model, held less. The
+  // series the OOM killer judges: the cgroup's usage under a limit, else
+  // the job's summed RSS.
   constexpr double kLevelWindowSeconds = 10;
+  double from = phase_began - kLevelWindowSeconds;
+  for (const auto& stretch : run.console.phases) {
+    if (stretch.first_time < phase_began - kClockSlack) from = std::max(from, stretch.first_time);
+  }
   const auto& cgroup = run.memory.cgroup_last;
   const bool use_cgroup = cgroup && cgroup->limit && cgroup->limit.value();
   std::optional<std::size_t> lowest;
   std::uint64_t lowest_bytes = 0;
   for (std::size_t i = 0; i < run.timeline.size() && run.timeline[i].time <= phase_began; ++i) {
-    if (run.timeline[i].time < phase_began - kLevelWindowSeconds) continue;
+    if (run.timeline[i].time < from) continue;
     const auto& value = use_cgroup ? run.timeline[i].cgroup_usage : run.timeline[i].job_rss;
     if (!value) continue;
     if (!lowest || value.value() < lowest_bytes) {

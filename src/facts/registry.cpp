@@ -196,7 +196,7 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"memory.samples", integer, count, "memory samples before the incident"},
     {"memory.startup_end", number, seconds, "time from the start of the run to the end of start-up (imports, building the model), from which the curve is measured"},
     {"memory.startup_end_by", string, none, "how the end of start-up was found: training-phase (the first training line) or memory-levelled (memory first stood still)"},
-    {"memory.before_phase_at_death_bytes", integer, bytes, "the job's memory in the 10 s before the phase at death began, at its lowest (the cgroup's usage under a limit, else the summed RSS): what it held when a save or load started"},
+    {"memory.before_phase_at_death_bytes", integer, bytes, "the job's memory in the 10 s before the phase at death began (not before the stretch preceding it began), at its lowest (the cgroup's usage under a limit, else the summed RSS): what it held when a save or load started"},
     {"memory.after_startup_bytes", integer, bytes, "the job's memory once start-up was over (the median of the first tenth of the samples after it): the level training holds"},
     {"memory.growth_factor", number, none, "memory at its peak before the incident / memory after start-up (median of the first tenth of the samples measured)"},
     {"memory.rising_fraction", number, ratio, "share of sample-to-sample changes before the incident that were increases"},
