@@ -784,8 +784,15 @@ TEST_CASE("proc connector live: the eBPF tree filter delivers the tree's process
   const auto [child, grandchild] = root.grow();
   const auto [child2, grandchild2] = root.grow();  // pids that left the map are not a problem
 
+  // The kernel sends a process's exit event after waking its parent
+  // (kernel/exit.c: do_exit calls exit_notify, then proc_exit_connector), so
+  // the root may have reaped a child whose exit has not been sent yet: wait
+  // for every exit, not the last one in process order.
   std::vector<ProcEvent> events;
-  CHECK(collect_until(*connector, events, [&](const auto& got) { return saw_exit_of(got, grandchild2); }));
+  CHECK(collect_until(*connector, events, [&](const auto& got) {
+    return saw_exit_of(got, child) && saw_exit_of(got, grandchild) && saw_exit_of(got, child2) &&
+           saw_exit_of(got, grandchild2);
+  }));
   auto find = [&](ProcEvent::Kind kind, int pid) {
     return std::find_if(events.begin(), events.end(),
                         [&](const ProcEvent& e) { return e.kind == kind && e.pid == pid; });
