@@ -1,5 +1,5 @@
 // libFuzzer target: signal:signal_generate lines from trace_pipe, its loss
-// reports, and the joining of lines cut across reads.
+// reports, saved_cmdlines lookups, and the joining of lines cut across reads.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -15,6 +15,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)ftdiag::parse::signal_result_name(record->result);
   }
   (void)ftdiag::parse::parse_lost_events(text);
+  // A name found in saved_cmdlines is a piece of the input.
+  if (auto comm = ftdiag::parse::find_saved_comm(text, size == 0 ? 0 : data[0] % 64)) {
+    if (comm->empty() || comm->size() > size) __builtin_trap();
+  }
 
   // The input as trace_pipe reads, cut where its first byte says, through a
   // small bound: every line comes out whole or is counted as overlong.

@@ -1,13 +1,17 @@
 // The doctest main of every test binary, with skips that ctest can see:
 // a case that cannot run here calls FTDIAG_SKIP (skip.h). When every case that
 // ran was skipped the binary exits 77 (ctest's SKIP_RETURN_CODE for these
-// binaries); when some ran, it prints how many were skipped.
+// binaries); when some ran, it prints how many were skipped. A run asked for
+// named cases that ran none fails: ctest's name and the case's disagree (a
+// ';' in a case name splits it into two ctest tests that match nothing), and
+// such a test would otherwise pass without running.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
 #include <cstdio>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "skip.h"
 
@@ -52,6 +56,14 @@ void mark_skipped(const std::string& why) {
   std::fprintf(stderr, "SKIPPED: %s: %s\n", tally().current.c_str(), why.c_str());
 }
 
+bool filters_test_cases(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg.starts_with("--test-case=") || arg.starts_with("-tc=")) return true;
+  }
+  return false;
+}
+
 }  // namespace ftdiag::test
 
 DOCTEST_REGISTER_LISTENER("ftdiag-skips", 1, ftdiag::test::SkipListener);
@@ -61,6 +73,10 @@ int main(int argc, char** argv) {
   const int result = context.run();
   if (context.shouldExit()) return result;
   const auto& tally = ftdiag::test::tally();
+  if (tally.cases_run == 0 && ftdiag::test::filters_test_cases(argc, argv)) {
+    std::fprintf(stderr, "no test case matched the --test-case filter: nothing ran\n");
+    return 1;
+  }
   if (result != 0 || tally.skipped.empty()) return result;
   if (static_cast<int>(tally.skipped.size()) == tally.cases_run) return ftdiag::test::kSkipExitCode;
   std::fprintf(stderr, "%zu of %d test cases skipped (they cannot run here)\n", tally.skipped.size(),

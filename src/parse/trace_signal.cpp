@@ -164,6 +164,20 @@ std::optional<std::uint64_t> parse_lost_events(std::string_view line) {
   return to_number<std::uint64_t>(tail.substr(0, tail.size() - kSuffix.size()));
 }
 
+std::optional<std::string> find_saved_comm(std::string_view saved_cmdlines, int pid) {
+  while (!saved_cmdlines.empty()) {
+    const auto end = saved_cmdlines.find('\n');
+    const std::string_view line = saved_cmdlines.substr(0, end);
+    saved_cmdlines = end == std::string_view::npos ? std::string_view{} : saved_cmdlines.substr(end + 1);
+    const auto space = line.find(' ');
+    if (space == std::string_view::npos || to_number<int>(line.substr(0, space)) != pid) continue;
+    const std::string_view comm = line.substr(space + 1);
+    if (comm.empty() || comm == kUnknownComm) return std::nullopt;
+    return std::string(comm);
+  }
+  return std::nullopt;
+}
+
 std::string_view signal_result_name(int result) {
   switch (result) {
     case 0: return "delivered";

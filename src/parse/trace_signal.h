@@ -26,7 +26,9 @@ struct SignalGenerated {
   // The task running when the signal was generated: the sender of a kill(),
   // the faulting thread of a SIGSEGV, the allocating task when the OOM
   // killer sends SIGKILL. Its comm comes from the tracer's small cache of
-  // names (saved_cmdlines): empty when the tracer had none ("<...>").
+  // names (saved_cmdlines): empty when the tracer had none ("<...>"), and
+  // an earlier process's name when the sender has not been switched out
+  // since the record was made and its pid was used before.
   std::string sender_comm;
   int sender_pid = 0;        // a thread id
   std::optional<int> cpu;    // absent when the line has no cpu column
@@ -49,6 +51,13 @@ std::optional<SignalGenerated> parse_signal_generate(std::string_view trace_pipe
 
 // trace_pipe's "CPU:3 [LOST 42 EVENTS]": records the ring buffer dropped.
 std::optional<std::uint64_t> parse_lost_events(std::string_view trace_pipe_line);
+
+// The comm tracefs's saved_cmdlines gives `pid` ("<pid> <comm>" a line,
+// kernel/trace/trace.c: saved_cmdlines_show; a comm may hold spaces);
+// nullopt when it lists no such pid. A sender printed "<...>" in trace_pipe
+// had not been switched out since its record was made: its name is saved at
+// that switch, which can come after the record was read.
+std::optional<std::string> find_saved_comm(std::string_view saved_cmdlines, int pid);
 
 // The kernel's enum trace_sig_result: "delivered" (0), "ignored" (1),
 // "already-pending" (2), "overflow" (3: the signal queue was full),

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "base/read_file.h"
 #include "base/unique_fd.h"
 #include "parse/trace_pipe_lines.h"
 #include "supervise/trace_instance_cleaner.h"
@@ -23,6 +24,8 @@ constexpr std::string_view kInstancePrefix = "ftdiag-";
 constexpr std::string_view kEventDir = "/events/signal/signal_generate";
 constexpr std::size_t kReadChunkBytes = 64 * 1024;
 constexpr std::size_t kMaxBytesPerRead = 1024 * 1024;
+// saved_cmdlines at its largest (saved_cmdlines_size 32768, about 24 bytes a line).
+constexpr std::size_t kMaxSavedCmdlinesBytes = 4 * 1024 * 1024;
 
 // Options that change how trace_pipe prints a record, set per instance (a new
 // instance copies the top level's, which another tracer may have changed).
@@ -57,6 +60,7 @@ int make_instance_dir(const std::string& path) {
 
 struct SignalTrace::Instance {
   std::string path;
+  std::string root;  // the tracefs mount the instance lives in
   TraceInstanceUndo undo;
   std::optional<TraceInstanceCleaner> cleaner;
   UniqueFd pipe;
@@ -66,8 +70,8 @@ struct SignalTrace::Instance {
   std::uint64_t lost = 0;
   std::uint64_t unparsed = 0;
 
-  Instance(std::string instance_path, const TraceInstanceUndo& instance_undo)
-      : path(std::move(instance_path)), undo(instance_undo) {}
+  Instance(std::string instance_path, std::string tracefs_root, const TraceInstanceUndo& instance_undo)
+      : path(std::move(instance_path)), root(std::move(tracefs_root)), undo(instance_undo) {}
   Instance(const Instance&) = delete;
   Instance& operator=(const Instance&) = delete;
   ~Instance() {
@@ -154,7 +158,7 @@ Fact<SignalTrace> SignalTrace::open(const SignalTraceOptions& options) {
       unmount_tracefs(*root);
       return place.missing();
     }
-    auto instance = std::make_unique<Instance>(place->path, place->undo);  // from here on, ~Instance undoes it
+    auto instance = std::make_unique<Instance>(place->path, root->path, place->undo);  // from here on, ~Instance undoes it
     if (options.cleaner) instance->cleaner = TraceInstanceCleaner::start(instance->undo);
     if (auto failure = instance->configure(options)) return *failure;
     return SignalTrace(std::move(instance));
@@ -193,6 +197,14 @@ bool SignalTrace::timestamps_monotonic() const { return instance_ && instance_->
 std::uint64_t SignalTrace::lost_records() const { return instance_ ? instance_->lost : 0; }
 std::uint64_t SignalTrace::unparsed_lines() const { return instance_ ? instance_->unparsed : 0; }
 pid_t SignalTrace::cleaner_pid() const { return instance_ && instance_->cleaner ? instance_->cleaner->pid() : -1; }
+
+std::string SignalTrace::saved_comm(int pid) const {
+  if (!instance_) return {};
+  // The cache is the top level's: instances share it.
+  auto saved = read_small_file(instance_->root + "/saved_cmdlines", kMaxSavedCmdlinesBytes);
+  if (!saved) return {};
+  return parse::find_saved_comm(*saved, pid).value_or(std::string{});
+}
 
 const std::string& SignalTrace::instance_path() const {
   static const std::string none;

@@ -82,6 +82,9 @@ class SignalTrace {
   std::uint64_t lost_records() const;
   // Lines that were neither a record nor a loss report.
   std::uint64_t unparsed_lines() const;
+  // The name the tracer saved for `pid` (tracefs's saved_cmdlines), empty
+  // when it has none: for a record whose sender was printed "<...>".
+  std::string saved_comm(int pid) const;
   // The instance directory, for the run record.
   const std::string& instance_path() const;
   // The cleaner process (a child of this one, not part of the job), or -1.

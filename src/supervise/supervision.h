@@ -74,6 +74,7 @@ class Supervision {
   void record_received(const signalfd_siginfo& info, bool forwarded);
   void on_kernel_log();
   void on_signal_trace();
+  std::string sender_name(const parse::SignalGenerated& s) const;
   void on_probe_socket();
   void on_usage_alarm();
   void arm_usage_alarm(const evidence::MemorySample& sample);

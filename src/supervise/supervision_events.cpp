@@ -223,6 +223,20 @@ void Supervision::record_received(const signalfd_siginfo& info, bool forwarded) 
   journal_.append_durable(received);
 }
 
+// The tracer prints a task's name from a cache (saved_cmdlines) filled when
+// a task is switched out, keyed by pid and never cleared at an exit. A
+// sender read before its next switch (a scheduler's `kill`, still running
+// on another CPU) is printed "<...>", or by the name of an earlier process
+// that had its pid. So the name comes from /proc while the sender lives
+// (a zombie too); one that has been reaped since was switched out on its
+// way out, and the cache, read again now, has its own name.
+std::string Supervision::sender_name(const parse::SignalGenerated& s) const {
+  if (s.sender_pid <= 0) return s.sender_comm;
+  if (std::string comm = read_comm(options_.roots, s.sender_pid); !comm.empty()) return comm;
+  if (std::string saved = signal_trace_->saved_comm(s.sender_pid); !saved.empty()) return saved;
+  return s.sender_comm;
+}
+
 // Signals generated for the job's processes (and ftdiag): the tracepoint
 // fires for the whole host; only those that concern the tree are kept.
 void Supervision::on_signal_trace() {
@@ -236,7 +250,7 @@ void Supervision::on_signal_trace() {
                                          .target_pid = s.target_pid,
                                          .target_comm = s.target_comm,
                                          .sender_pid = s.sender_pid,
-                                         .sender_comm = s.sender_comm,
+                                         .sender_comm = sender_name(s),
                                          .code = s.code,
                                          .result = s.result});
     any = true;

@@ -58,7 +58,7 @@ TEST_CASE("analyze kernel logs: each rendering of a real OOM kill, and older ker
   }
 }
 
-TEST_CASE("analyze kernel logs: --kernel-log names a log that is not in the path; an unreadable one is a clear error") {
+TEST_CASE("analyze kernel logs: --kernel-log names a log that is not in the path, an unreadable one is a clear error") {
   TempDir tmp;
   auto outcome = run(Launch{ftdiag_run(tmp / "job", crasher_argv("die", {"exit", "0"}))}, 30);
   REQUIRE_MESSAGE(outcome.exited_with(0), outcome.describe());

@@ -27,7 +27,7 @@ Estimate estimate(std::vector<std::string> args) {
 
 }  // namespace
 
-TEST_CASE("estimate: 7B full fine-tuning under ZeRO-2 on 8 GPUs and a 64 GiB node: the save needs 149 GB; ZeRO-3 is advised") {
+TEST_CASE("estimate: 7B full fine-tuning under ZeRO-2 on 8 GPUs and a 64 GiB node: the save needs 149 GB, ZeRO-3 is advised") {
   auto e = estimate({"--params", "7B", "--zero-stage", "2", "--gpus-per-node", "8", "--host-mem", "64G", "--gpu-mem", "80G",
                      "--deepspeed-version", "0.18.7", "--format", "json"});
   REQUIRE_MESSAGE(e.outcome.exited_with(0), e.outcome.describe());

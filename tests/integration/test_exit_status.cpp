@@ -114,7 +114,7 @@ TEST_CASE("exit_status: a job killed by a signal makes ftdiag die by the same si
   }
 }
 
-TEST_CASE("exit_status: a worker's death under a launcher is recorded by netlink; ftdiag exits like the launcher") {
+TEST_CASE("exit_status: a worker's death under a launcher is recorded by netlink, ftdiag exits like the launcher") {
   for (const auto& death : kDeaths) {
     CAPTURE(death.name);
     TempDir tmp;

@@ -42,7 +42,7 @@ void collect_missing(const json& j, const std::string& where, std::vector<std::s
 
 }  // namespace
 
-TEST_CASE("job_directory: --job-dir is created with missing parents; folders 0700, files 0600, whatever the umask") {
+TEST_CASE("job_directory: --job-dir is created with missing parents, folders 0700, files 0600, whatever the umask") {
   TempDir tmp;
   const fs::path job_dir = tmp / "deep" / "er" / "job";
   Launch launch{ftdiag_run(job_dir, crasher_argv("die", {"exit", "0"}))};
@@ -103,7 +103,7 @@ TEST_CASE("job_directory: runs sharing one --job-dir get a folder each, and anal
   }
 }
 
-TEST_CASE("job_directory: RANK names the run folder; a rerun of the same rank gets a suffix") {
+TEST_CASE("job_directory: RANK names the run folder, a rerun of the same rank gets a suffix") {
   TempDir tmp;
   Launch launch{ftdiag_run(tmp / "job", crasher_argv("die", {"exit", "0"}))};
   launch.env["RANK"] = "3";
@@ -157,7 +157,7 @@ TEST_CASE("job_directory: a command that is missing exits 127, one that cannot b
   }
 }
 
-TEST_CASE("job_directory: console.log stamps every line with a time and its stream; the evidence tail has them") {
+TEST_CASE("job_directory: console.log stamps every line with a time and its stream, the evidence tail has them") {
   TempDir tmp;
   const double before = wall_now();
   auto outcome = run(Launch{ftdiag_run(tmp / "job", crasher_argv("die", {"lines"}))});

@@ -85,7 +85,7 @@ TEST_CASE("rules cli: judge refuses input that is not evidence, with a message")
   CHECK_MESSAGE(missing.exited_with(3), missing.describe());
 }
 
-TEST_CASE("rules cli: explain a cause, refuse an unknown one; rules test fails on a failing case") {
+TEST_CASE("rules cli: explain a cause, refuse an unknown one, rules test fails on a failing case") {
   auto explained = run(Launch{{ftdiag_binary().string(), "explain", "host-oom-checkpoint-save"}});
   REQUIRE_MESSAGE(explained.exited_with(0), explained.describe());
   CHECK(explained.out.find("oom-at-checkpoint-save-cgroup") != std::string::npos);

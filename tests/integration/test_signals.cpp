@@ -51,7 +51,7 @@ TEST_CASE("signals: SIGTERM to ftdiag reaches a job that handles it, and its cle
   CHECK_MESSAGE(has_note(run, "forwarded SIGTERM"), run["notes"].dump());
 }
 
-TEST_CASE("signals: SIGUSR1 and SIGINT sent to ftdiag reach the job; ftdiag survives SIGUSR1") {
+TEST_CASE("signals: SIGUSR1 and SIGINT sent to ftdiag reach the job, ftdiag survives SIGUSR1") {
   TempDir tmp;
   Process ftdiag(Launch{ftdiag_run(tmp / "job", crasher_argv("die", {"hang"}))});
   REQUIRE_MESSAGE(ftdiag.wait_for_line("ready pid="), "no ready line; stderr: ", ftdiag.err());
@@ -72,7 +72,7 @@ TEST_CASE("signals: SIGUSR1 and SIGINT sent to ftdiag reach the job; ftdiag surv
   CHECK(has_note(run, "forwarded SIGINT"));
 }
 
-TEST_CASE("signals: SIGTERM to ftdiag kills a job without a handler; ftdiag records it, then dies by SIGTERM") {
+TEST_CASE("signals: SIGTERM to ftdiag kills a job without a handler, ftdiag records it, then dies by SIGTERM") {
   TempDir tmp;
   Fifo never(tmp / "never");
   // `await` blocks opening the FIFO with SIGTERM at its default action.

@@ -41,7 +41,7 @@ constexpr const char* kV1Job = "cgroup-v1/sys/fs/cgroup/memory/jobs/a";
 
 }  // namespace
 
-TEST_CASE("parse_cgroup_procs: one pid a line; anything else is unparseable") {
+TEST_CASE("parse_cgroup_procs: one pid a line, anything else is unparseable") {
   CHECK(parse_cgroup_procs("") == Fact<std::vector<int>>(std::vector<int>{}));
   CHECK(parse_cgroup_procs("12\n345\n") == Fact<std::vector<int>>(std::vector<int>{12, 345}));
   CHECK(parse_cgroup_procs("12\n\n7") == Fact<std::vector<int>>(std::vector<int>{12, 7}));

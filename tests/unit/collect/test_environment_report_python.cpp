@@ -105,7 +105,7 @@ TEST_CASE("environment report: a hardware note in Chinese punctuation") {
   CHECK(stated(values, "gpu.count") == "4");
 }
 
-TEST_CASE("environment report: torch's JIT folder names torch's CUDA and Python; DeepSpeed's start-up line its version") {
+TEST_CASE("environment report: torch's JIT folder names torch's CUDA and Python, DeepSpeed's start-up line its version") {
   const auto values = parse_environment_report(
       "Using /home/ubuntu/.cache/torch_extensions/py38_cu111 as PyTorch extensions root...\n"
       "[2023-12-12 10:42:54,556] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed info: version=0.12.4, git-hash=unknown, git-branch=unknown\n");

@@ -47,7 +47,7 @@ TEST_CASE("environment report: nvidia-smi's table states the driver, its CUDA, e
   CHECK(stated(values, "gpu.12345.name") == "(none)");  // the process table is no GPU row
 }
 
-TEST_CASE("environment report: an older nvidia-smi with truncated names; -q and -L") {
+TEST_CASE("environment report: an older nvidia-smi with truncated names, -q and -L") {
   const auto old = parse_environment_report(
       "| NVIDIA-SMI 470.57.02    Driver Version: 470.57.02    CUDA Version: 11.4     |\n"
       "|-------------------------------+----------------------+----------------------+\n"

@@ -122,7 +122,7 @@ TEST_CASE("model_weights: Llama-2-7B's headers give its published count, as its 
   CHECK_FALSE(s.contains("quantization"));
 }
 
-TEST_CASE("model_weights: a tied embedding is stored once; Qwen2's q/k/v biases count") {
+TEST_CASE("model_weights: a tied embedding is stored once, Qwen2's q/k/v biases count") {
   const Decoder qwen2_half{.hidden = 896, .layers = 24, .heads = 14, .kv_heads = 2, .intermediate = 4864,
                            .vocab = 151936, .tied = true, .qkv_bias = true};
   const auto s = summary_of(decoder_tensors(qwen2_half));
@@ -195,7 +195,7 @@ TEST_CASE("model_weights: one linear name in several shapes") {
   CHECK(s.at("linear.dense") == "4,8,2;16,2,1");
 }
 
-TEST_CASE("model_weights: bitsandbytes 4-bit weights count two parameters a byte; their state is not counted") {
+TEST_CASE("model_weights: bitsandbytes 4-bit weights count two parameters a byte, their state is not counted") {
   const Decoder tiny;
   std::vector<TensorSpec> tensors;
   for (auto tensor : decoder_tensors(tiny)) {

@@ -41,7 +41,7 @@ TEST_CASE("parse_proc_cgroup: co-mounted controllers, colons in paths, deleted c
   CHECK(groups->at(2).deleted);
 }
 
-TEST_CASE("parse_proc_cgroup: malformed lines are skipped; none valid is unparseable") {
+TEST_CASE("parse_proc_cgroup: malformed lines are skipped, none valid is unparseable") {
   auto mixed = parse_proc_cgroup("garbage\nx:memory:/a\n4:memory\n-1::/\n0::/ok\n");
   REQUIRE(mixed);
   REQUIRE(mixed->size() == 1);

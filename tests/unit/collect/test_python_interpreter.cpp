@@ -117,7 +117,7 @@ TEST_CASE("python interpreter: --python wins, and is never replaced by another")
   CHECK(missing.interpreter.missing().reason == ftdiag::MissingReason::not_present);
 }
 
-TEST_CASE("python interpreter: no command uses PATH; nothing on PATH is missing") {
+TEST_CASE("python interpreter: no command uses PATH, nothing on PATH is missing") {
   FakeInstall install;
   auto plain = install.resolve({});
   REQUIRE(plain.interpreter);

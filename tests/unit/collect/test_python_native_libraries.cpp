@@ -70,7 +70,7 @@ TEST_CASE("python native libraries: a file that is not ELF is a problem, not a l
   CHECK(found.problems.front().find("not an ELF file") != std::string::npos);
 }
 
-TEST_CASE("python native libraries: folder links are not followed, file links are; depth and problems bounded") {
+TEST_CASE("python native libraries: folder links are not followed, file links are, depth and problems bounded") {
   ScratchDirectory scratch;
   // xformers/ nested 12 deep, a link back up (a loop), a link to a real
   // library, and 30 fake libraries.

@@ -66,7 +66,7 @@ TEST_CASE("python packages: a cu128 torch with its nvidia wheels and extensions 
   CHECK(package(found, "flash-attn")->build.empty());
 }
 
-TEST_CASE("python packages: the first copy on sys.path wins; the one below is shadowed") {
+TEST_CASE("python packages: the first copy on sys.path wins, the one below is shadowed") {
   const std::vector<std::string> sys_path = {python_fixture("torch-cu128"), "/nonexistent/python311.zip",
                                              python_fixture("shadowed")};
   const auto found = find_python_packages(sys_path);
@@ -83,7 +83,7 @@ TEST_CASE("python packages: the first copy on sys.path wins; the one below is sh
   CHECK(package(older_first, "torch")->build.at("cuda") == "12.1");
 }
 
-TEST_CASE("python packages: Debian's torch states its version in version.py; egg-info in both forms") {
+TEST_CASE("python packages: Debian's torch states its version in version.py, egg-info in both forms") {
   const std::vector<std::string> sys_path = {python_fixture("cpu-egg-info")};
   const auto found = find_python_packages(sys_path);
   CHECK(found.problems.empty());

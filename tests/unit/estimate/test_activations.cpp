@@ -38,7 +38,7 @@ TEST_CASE("activations: the paper's per-layer formula, sbh(34 + 5as/h), for GPT-
   }
 }
 
-TEST_CASE("activations: flash attention keeps no s x s scores; Llama-style models have no dropout and a gated MLP") {
+TEST_CASE("activations: flash attention keeps no s x s scores, Llama-style models have no dropout and a gated MLP") {
   auto shape = gpt(4096, 32, 32);
   const auto eager = layer_activation_bytes(shape, batch(1, 4096, Attention::eager));
   const auto flash = layer_activation_bytes(shape, batch(1, 4096, Attention::flash));
@@ -56,7 +56,7 @@ TEST_CASE("activations: flash attention keeps no s x s scores; Llama-style model
         doctest::Approx(4 * s * (4096 - 1024)));
 }
 
-TEST_CASE("activations: gradient checkpointing keeps each layer's input and recomputes one layer; unknown dimensions say so") {
+TEST_CASE("activations: gradient checkpointing keeps each layer's input and recomputes one layer, unknown dimensions say so") {
   auto shape = gpt(4096, 32, 32);
   const auto setup = batch(2, 2048, Attention::flash);
   auto activations = activations_per_gpu(shape, setup);

@@ -57,7 +57,7 @@ TEST_CASE("advisor: a 3B full fine-tune on 8 GPUs and 64 GiB: ZeRO-2's save does
   CHECK(*advice.zero2_ranks_per_node_that_fit == 5);
 }
 
-TEST_CASE("advisor: offload only when even ZeRO-3 does not fit the GPUs; LoRA when nothing full does") {
+TEST_CASE("advisor: offload only when even ZeRO-3 does not fit the GPUs, LoRA when nothing full does") {
   // 70B on 8 x 80 GB: ZeRO-3 needs 140 GB per GPU; with the optimizer offloaded 17.5 GB.
   auto advice = advise(count(70e9), node_of(8), {.gpu_memory_bytes = 80e9, .host_memory_bytes = 2048e9});
   REQUIRE(advice.chosen);

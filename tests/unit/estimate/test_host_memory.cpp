@@ -81,7 +81,7 @@ TEST_CASE("host memory: offload keeps the optimizer (and parameters) in host mem
   CHECK(gb(host_memory_per_node(full(70e9), setup).steady) == doctest::Approx(10 * 70.0 + 32));
 }
 
-TEST_CASE("host memory: every rank loads the whole model below ZeRO-3; DeepSpeed >= 0.18.7 flattens on the GPU") {
+TEST_CASE("host memory: every rank loads the whole model below ZeRO-3, DeepSpeed >= 0.18.7 flattens on the GPU") {
   auto setup = eight_gpus(2);
   setup.flatten_on_gpu = true;
   const auto host = host_memory_per_node(full(7e9), setup);

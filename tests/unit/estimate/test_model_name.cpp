@@ -20,7 +20,7 @@ TEST_CASE("model name: the size a model's name states") {
 
 #include "estimate/byte_size.h"
 
-TEST_CASE("byte size: K, M, G, T count as free -g and docker -m do; KB, MB, GB, TB in powers of 1000") {
+TEST_CASE("byte size: K, M, G, T count as free -g and docker -m do, KB, MB, GB, TB in powers of 1000") {
   using ftdiag::estimate::parse_byte_size;
   CHECK(parse_byte_size("64G").value() == 64ULL << 30);
   CHECK(parse_byte_size("64g").value() == 64ULL << 30);

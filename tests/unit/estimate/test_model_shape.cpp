@@ -159,7 +159,7 @@ TEST_CASE("shape_from_config: Mistral 7B and Mixtral 8x7B") {
                                                       linear("w2", 14336, 4096, 256), linear("w3", 4096, 14336, 256)});
 }
 
-TEST_CASE("shape_from_config: Qwen2 (q/k/v biases; the small ones tie) and Qwen3 (q/k norms)") {
+TEST_CASE("shape_from_config: Qwen2 (q/k/v biases, the small ones tie) and Qwen3 (q/k norms)") {
   const auto qwen7 = shape_of(R"({"architectures": ["Qwen2ForCausalLM"], "attention_dropout": 0.0,
     "bos_token_id": 151643, "eos_token_id": 151643, "hidden_act": "silu", "hidden_size": 3584,
     "initializer_range": 0.02, "intermediate_size": 18944, "max_position_embeddings": 131072,

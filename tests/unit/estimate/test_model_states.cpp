@@ -61,7 +61,7 @@ TEST_CASE("model states: fp32 training keeps 4-byte weights and gradients and Ad
   CHECK(states_gb(1e9, setup) == doctest::Approx(16.0));  // 4 + 4 + 8
 }
 
-TEST_CASE("model states: LoRA trains only its adapters; the frozen base is weights alone, partitioned only by ZeRO-3") {
+TEST_CASE("model states: LoRA trains only its adapters, the frozen base is weights alone, partitioned only by ZeRO-3") {
   ModelShape shape;
   shape.parameters = 7'000'000'000;
   shape.linears = {{"q_proj", 4096, 4096, 32}, {"v_proj", 4096, 4096, 32}, {"lm_head", 4096, 32000, 1}};

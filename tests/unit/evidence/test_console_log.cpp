@@ -53,7 +53,7 @@ TEST_CASE("console lines carry the time their first byte arrived") {
   CHECK(lines[1].time == doctest::Approx(102.0));
 }
 
-TEST_CASE("stdout and stderr are kept apart; CRLF and lone CR end lines") {
+TEST_CASE("stdout and stderr are kept apart, CRLF and lone CR end lines") {
   auto lines = write_and_parse({{ConsoleStream::out, "a\r\n"},
                                 {ConsoleStream::err, "err1\n"},
                                 {ConsoleStream::terminal, " 10%|#\r 20%|##\r"},
@@ -278,7 +278,7 @@ TEST_CASE("a CR, an empty chunk, then an LF are still one line end") {
   CHECK(log == "1.000000 o a\n3.000000 o b\n");
 }
 
-TEST_CASE("long lines: cut at the limit; a line of exactly the limit is one record") {
+TEST_CASE("long lines: cut at the limit, a line of exactly the limit is one record") {
   const std::string exact(kMax, 'x');
   CHECK(console_log_of({{ConsoleStream::out, exact + "\r\n" + "y\n", 1.0}}) ==
         "1.000000 o " + exact + "\n1.000000 o y\n");

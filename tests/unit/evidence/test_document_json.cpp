@@ -133,7 +133,7 @@ TEST_CASE("documents of another schema version or shape are refused clearly") {
   CHECK_FALSE(document_from_json(nlohmann::json::array()).has_value());
 }
 
-TEST_CASE("a schema version 2 document still loads; whether its cgroup peaks were reset is missing, naming the version") {
+TEST_CASE("a schema version 2 document still loads, whether its cgroup peaks were reset is missing, naming the version") {
   auto v2 = load_fixture("schema-v2.json");
   REQUIRE(v2["schema_version"] == 2);
   auto document = document_from_json(v2);

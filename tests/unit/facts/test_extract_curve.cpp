@@ -126,7 +126,7 @@ TEST_CASE("memory curve: without a training line, start-up ends where memory fir
   CHECK(value_of<std::string>(facts, "memory.shape") == "flat");
 }
 
-TEST_CASE("memory curve: a leak after start-up is a steady climb; memory given back again and again is a sawtooth") {
+TEST_CASE("memory curve: a leak after start-up is a steady climb, memory given back again and again is a sawtooth") {
   auto leak = run_with_curve([](int i) -> Bytes { return i <= 10 ? static_cast<Bytes>(400 * i) : static_cast<Bytes>(4000 + 60 * (i - 10)); });
   leak.console.phases = {stretch("training", 10.5, "{'loss': 2.3}")};
   const FactSet leaking = extract_facts(document_of({leak}));

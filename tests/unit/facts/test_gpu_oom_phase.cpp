@@ -83,7 +83,7 @@ TEST_CASE("gpu oom phase: evaluation decides over the forward it runs") {
   CHECK(because_of(frames).ends_with("in prediction_step (transformers/trainer.py:3890)"));
 }
 
-TEST_CASE("gpu oom phase: the optimizer step, torch's and DeepSpeed's; a scheduler's step is none") {
+TEST_CASE("gpu oom phase: the optimizer step, torch's and DeepSpeed's, a scheduler's step is none") {
   const std::vector<TracebackFrame> torch_adamw{
       frame(kSite + "torch/optim/adamw.py", 136, "_init_group", "state[\"exp_avg_sq\"] = torch.zeros_like(p, memory_format=torch.preserve_format)"),
       frame(kSite + "torch/optim/adamw.py", 187, "step", "has_complex = self._init_group("),

@@ -80,7 +80,7 @@ TEST_CASE("roles: a script that spawns its ranks with torch.multiprocessing is t
   CHECK(role_of(run, roles, 211).role == "worker");
 }
 
-TEST_CASE("roles: a single-process job is the job; DeepSpeed's --local_rank names the rank") {
+TEST_CASE("roles: a single-process job is the job, DeepSpeed's --local_rank names the rank") {
   auto run = run_started();
   child(run, kJobPid, 1, {"/usr/bin/python3", "train.py"}, 0);
   auto roles = process_roles(run);

@@ -90,7 +90,7 @@ TEST_CASE("cuda oom message: 2.0 raised torch.cuda.OutOfMemoryError with the 1.x
   CHECK(m.reserved_unallocated_bytes == printed(3.41, kGiB) - printed(3.35, kGiB));
 }
 
-TEST_CASE("cuda oom message: a per-process fraction adds \"X allowed; \" in both wordings") {
+TEST_CASE("cuda oom message: a per-process fraction adds \"X allowed\" in both wordings") {
   // Assembled from the allocator's format strings (set_per_process_memory_fraction).
   const auto old = parsed(
       "CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB total capacity; 7.54 GiB already allocated; 4.75 MiB free; "

@@ -95,7 +95,7 @@ TEST_CASE("faulthandler: the 3.14 form, a rank prefix, two dumps, a truncated st
   CHECK(dumps[1].threads.at(0).frames.empty());
 }
 
-TEST_CASE("faulthandler: a traceback is not a dump; garbage and cut dumps give what they can") {
+TEST_CASE("faulthandler: a traceback is not a dump, garbage and cut dumps give what they can") {
   CHECK(read_faulthandler_dumps("Traceback (most recent call last):\n  File \"a.py\", line 3, in f\nValueError: x\n").empty());
   CHECK(read_faulthandler_dumps(std::string("\0\xff\x01\nFatal Python error", 22)).empty());
   const auto cut = read_faulthandler_dumps("Fatal Python error: Segmentation fault\n\nCurrent thread 0x1 (most recent call first):\n  File \"x");

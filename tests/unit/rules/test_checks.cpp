@@ -55,7 +55,7 @@ std::vector<std::string> rule_ids(const std::vector<Finding>& findings) {
 
 }  // namespace
 
-TEST_CASE("checks: a check loads with its severity; its confidence defaults to 1") {
+TEST_CASE("checks: a check loads with its severity, its confidence defaults to 1") {
   for (const auto& [text_value, severity] : std::vector<std::pair<std::string, Severity>>{
            {R"("error")", Severity::error}, {R"("warning")", Severity::warning}, {R"("info")", Severity::info}}) {
     CAPTURE(text_value);

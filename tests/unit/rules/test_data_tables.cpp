@@ -125,7 +125,7 @@ TEST_CASE("data tables: a table file parses into its lookups and rows") {
   CHECK(t.rows[5].count("compat_min_driver") == 0);
 }
 
-TEST_CASE("data tables: match defaults to exact; comments are allowed") {
+TEST_CASE("data tables: match defaults to exact, comments are allowed") {
   const Parsed p = parse_table(R"(// a comment
 {"kind": "table", "name": "arch", "$comment": "about it",
  "lookups": [{"key": "gpu.name", "derive": {"gpu.arch_name": "architecture"}}],
@@ -328,7 +328,7 @@ TEST_CASE("data tables: exact match, on versions and on plain strings") {
   }
 }
 
-TEST_CASE("data tables: a derived fact cites its key's pointer; a missing key leaves it missing with why") {
+TEST_CASE("data tables: a derived fact cites its key's pointer, a missing key leaves it missing with why") {
   const auto tables = drivers_table();
   facts::FactSet f;
   f.set("torch.cuda_version", std::string("12.8"), "/hosts/0/python/packages/3/build/cuda");
@@ -406,7 +406,7 @@ TEST_CASE("data tables: the project's tables load and derive the CUDA facts") {
   }
 }
 
-TEST_CASE("data tables: files declare their kind; the rule loader reads rules and tables, skips pattern tables") {
+TEST_CASE("data tables: files declare their kind, the rule loader reads rules and tables, skips pattern tables") {
   CHECK(data_file_kind("rules") == DataFileKind::rules);
   CHECK(data_file_kind("table") == DataFileKind::table);
   CHECK(data_file_kind("phases") == DataFileKind::collector_patterns);

@@ -43,7 +43,7 @@ struct TwoDirectories {
 
 }  // namespace
 
-TEST_CASE("command path: the first executable regular file on PATH wins; others are skipped as execvp does") {
+TEST_CASE("command path: the first executable regular file on PATH wins, others are skipped as execvp does") {
   TwoDirectories dirs;
   dirs.file(dirs.root / "a" / "tool", fs::perms::owner_read);  // not executable
   dirs.file(dirs.root / "b" / "tool", fs::perms::owner_all);
@@ -58,7 +58,7 @@ TEST_CASE("command path: the first executable regular file on PATH wins; others 
   CHECK(std::get<int>(resolve_command("", dirs.path_of({"a", "b"}))) == ENOENT);
 }
 
-TEST_CASE("command path: a name with a slash is taken as is; an empty PATH entry is the current directory") {
+TEST_CASE("command path: a name with a slash is taken as is, an empty PATH entry is the current directory") {
   CHECK(std::get<std::string>(resolve_command("./x", "/usr/bin")) == "./x");
   CHECK(std::get<std::string>(resolve_command("/no/such/file", "/usr/bin")) == "/no/such/file");
   TwoDirectories dirs;

@@ -631,7 +631,7 @@ TEST_CASE("proc connector live: closing a filtered listener leaves the others li
   CHECK(collect_until(*survivor, events, [&](const auto& got) { return saw_exit_of(got, child); }));
 }
 
-TEST_CASE("proc connector live: while only rejected events arrive, reads are paced; a kept event ends it") {
+TEST_CASE("proc connector live: while only rejected events arrive, reads are paced, and a kept event ends it") {
   auto connector = open_or_skip({.kernel_filter = true, .socket_filter = true, .drain_interval = std::chrono::milliseconds(150)});
   if (!connector) return;
   // A small receive buffer (no CAP_NET_ADMIN, default rmem_max) shortens

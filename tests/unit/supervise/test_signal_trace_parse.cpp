@@ -16,6 +16,7 @@
 #error "FTDIAG_FIXTURES_DIR must name the absolute path of tests/fixtures"
 #endif
 
+using ftdiag::parse::find_saved_comm;
 using ftdiag::parse::generated_by_kernel;
 using ftdiag::parse::parse_lost_events;
 using ftdiag::parse::parse_signal_generate;
@@ -226,4 +227,17 @@ TEST_CASE("signal trace: an endless line is dropped, not kept") {
   CHECK(lines.pending_bytes() == 7);
   lines.feed("\n", keep);
   CHECK(seen.back() == "partial");
+}
+
+TEST_CASE("signal trace: a sender's name from saved_cmdlines, spaces and all") {
+  // As the kernel prints it (saved_cmdlines_show: "%d %s\n").
+  const std::string_view saved = "1 systemd\n4242 scheduler\n977 Xwayland worker\n12 \n13 <...>\n";
+  CHECK(find_saved_comm(saved, 4242) == "scheduler");
+  CHECK(find_saved_comm(saved, 977) == "Xwayland worker");
+  CHECK(find_saved_comm(saved, 42) == std::nullopt);  // 4242 is not 42
+  CHECK(find_saved_comm(saved, 12) == std::nullopt);  // no name
+  CHECK(find_saved_comm(saved, 13) == std::nullopt);  // the tracer's "unknown"
+  CHECK(find_saved_comm("", 1) == std::nullopt);
+  CHECK(find_saved_comm("not a pid line\n-1\n", -1) == std::nullopt);
+  CHECK(find_saved_comm("7 last line without newline", 7) == "last line without newline");
 }
