@@ -8,9 +8,8 @@
 #include <cstring>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
 #include "base/unique_fd.h"
+#include "collect/safetensors_header.h"
 
 namespace ftdiag::collect {
 namespace {
@@ -33,20 +32,24 @@ Fact<std::string> read_at(int fd, std::uint64_t offset, std::uint64_t length) {
   return out;
 }
 
+// "truncated: ..." reads "model.safetensors is truncated: ...".
+std::string named(const std::string& name, const std::string& detail) {
+  return detail.starts_with("truncated") ? name + " is " + detail : name + ": " + detail;
+}
+
+// The header checked as the safetensors library checks it before loading
+// (safetensors_header.h), and the file's length against where the last
+// tensor ends.
 std::optional<std::string> safetensors_problem(int fd, const fs::path& path, std::uint64_t size) {
   const std::string name = path.filename().string();
-  if (size < 8) return fmt::format("{} is {} bytes, shorter than its header length", name, size);
-  auto prefix = read_at(fd, 0, 8);
-  if (!prefix) return fmt::format("{}: {}", name, prefix.missing().detail);
-  std::uint64_t header = 0;
-  for (int i = 7; i >= 0; --i) header = (header << 8) | static_cast<unsigned char>((*prefix)[static_cast<std::size_t>(i)]);
-  if (header > kMaxSafetensorsHeaderBytes) return fmt::format("{}: a header length of {} bytes is not plausible", name, header);
-  if (size < 8 + header) return fmt::format("{} is truncated: {} bytes, its header alone needs {}", name, size, 8 + header);
-  auto text = read_at(fd, 8, header);
-  if (!text) return fmt::format("{}: {}", name, text.missing().detail);
-  auto end = safetensors_data_end(*text);
-  if (!end) return fmt::format("{}: {}", name, end.missing().detail);
-  if (size < 8 + header + *end) return fmt::format("{} is truncated: {} bytes of {}", name, size, 8 + header + *end);
+  auto prefix = read_at(fd, 0, std::min<std::uint64_t>(size, kSafetensorsLengthBytes));
+  if (!prefix) return named(name, prefix.missing().detail);
+  auto length = parse_safetensors_length(*prefix, size);
+  if (!length) return named(name, length.missing().detail);
+  auto text = read_at(fd, kSafetensorsLengthBytes, *length);
+  if (!text) return named(name, text.missing().detail);
+  auto header = parse_safetensors_header(*text, size - kSafetensorsLengthBytes - *length);
+  if (!header) return named(name, header.missing().detail);
   return std::nullopt;
 }
 
@@ -63,22 +66,6 @@ std::optional<std::string> torch_zip_problem(int fd, const fs::path& path, std::
 }
 
 }  // namespace
-
-Fact<std::uint64_t> safetensors_data_end(std::string_view header_json) {
-  const auto header = nlohmann::json::parse(header_json.begin(), header_json.end(), nullptr, false);
-  if (!header.is_object()) return Missing{MissingReason::unparseable, "its header is not a JSON object"};
-  std::uint64_t end = 0;
-  for (const auto& [name, tensor] : header.items()) {
-    if (name == "__metadata__") continue;
-    const auto offsets = tensor.is_object() ? tensor.find("data_offsets") : tensor.end();
-    if (!tensor.is_object() || offsets == tensor.end() || !offsets->is_array() || offsets->size() != 2 ||
-        !(*offsets)[1].is_number_unsigned()) {
-      return Missing{MissingReason::unparseable, "a tensor of its header has no data_offsets"};
-    }
-    end = std::max(end, (*offsets)[1].get<std::uint64_t>());
-  }
-  return end;
-}
 
 bool zip_tail_has_end_record(std::string_view tail) {
   return tail.rfind(std::string_view("PK\x05\x06", 4)) != std::string_view::npos;

@@ -133,14 +133,23 @@ TEST_CASE("checkpoint_scan: an HF checkpoint whose weights are DeepSpeed's") {
   CHECK(scan(tree.path("checkpoint-50")).complete.has_value());
 }
 
-TEST_CASE("weight_files: safetensors headers") {
-  CHECK(*safetensors_data_end(R"({"a": {"data_offsets": [0, 10]}, "b": {"data_offsets": [10, 30]}})") == 30);
-  CHECK_FALSE(safetensors_data_end("{\"a\": {}}"));
-  CHECK_FALSE(safetensors_data_end("not json"));
+TEST_CASE("weight_files: safetensors files are judged by their header and length") {
   CHECK(zip_tail_has_end_record(std::string("xxPK\x05\x06", 6)));
   CHECK_FALSE(zip_tail_has_end_record("PK"));
   ScratchTree tree;
-  std::string huge(8, '\xff');
-  const auto file = tree.write("x.safetensors", huge + "{}");
-  CHECK(weight_file_problem(file, 10)->find("not plausible") != std::string::npos);
+  auto problem = [&](const std::string& name, const std::string& bytes) {
+    const auto file = tree.write(name, bytes);
+    return weight_file_problem(file, bytes.size());
+  };
+  CHECK(problem("whole.safetensors", safetensors(64)) == std::nullopt);
+  CHECK(*problem("huge.safetensors", std::string(8, '\xff') + "{}") ==
+        "huge.safetensors: a header length of 18446744073709551615 bytes is over the format's limit of 100000000: "
+        "not a safetensors file");
+  CHECK(problem("short.safetensors", "abc")->starts_with("short.safetensors: 3 bytes, shorter than the 8"));
+  CHECK(problem("header.safetensors", safetensors(64, 20))->starts_with("header.safetensors is truncated inside its header"));
+  CHECK(*problem("data.safetensors", safetensors(64, 100)) ==
+        "data.safetensors is truncated: its tensors need 64 bytes after the header, the file holds 6");
+  CHECK(problem("garbage.safetensors", std::string("\x04\0\0\0\0\0\0\0nope", 12))->starts_with("garbage.safetensors: "));
+  CHECK(*problem("long.safetensors", safetensors(64) + "tail") ==
+        "long.safetensors: 4 bytes follow the last tensor's data (readers refuse such a file)");
 }
