@@ -24,6 +24,15 @@ constexpr std::string_view kInstancePrefix = "ftdiag-";
 constexpr std::string_view kEventDir = "/events/signal/signal_generate";
 constexpr std::size_t kReadChunkBytes = 64 * 1024;
 constexpr std::size_t kMaxBytesPerRead = 1024 * 1024;
+// The inode of the initial pid namespace (include/linux/proc_ns.h:
+// PROC_PID_INIT_INO), stable since namespaces got inodes (Linux 3.8).
+constexpr ino_t kInitialPidNamespaceInode = 0xEFFFFFFCU;
+
+bool in_initial_pid_namespace() {
+  struct stat ns {};
+  return ::stat("/proc/self/ns/pid", &ns) == 0 && ns.st_ino == kInitialPidNamespaceInode;
+}
+
 // saved_cmdlines at its largest (saved_cmdlines_size 32768, about 24 bytes a line).
 constexpr std::size_t kMaxSavedCmdlinesBytes = 4 * 1024 * 1024;
 
@@ -67,6 +76,7 @@ struct SignalTrace::Instance {
   parse::TracePipeLines lines;
   std::string chunk = std::string(kReadChunkBytes, '\0');
   bool monotonic = false;
+  bool global_pids_are_ours = false;
   std::uint64_t lost = 0;
   std::uint64_t unparsed = 0;
 
@@ -94,6 +104,7 @@ std::optional<Missing> SignalTrace::Instance::configure(const SignalTraceOptions
   // watermark (buffer_percent, 4.19+; 0: any data).
   write("buffer_percent", "0");
   monotonic = write("trace_clock", "mono") == 0;
+  global_pids_are_ours = in_initial_pid_namespace();
 
   const std::string event = std::string(kEventDir).substr(1);
   if (!options.signals.empty()) {
@@ -194,6 +205,7 @@ std::vector<parse::SignalGenerated> SignalTrace::read_available() {
 }
 
 bool SignalTrace::timestamps_monotonic() const { return instance_ && instance_->monotonic; }
+bool SignalTrace::pids_are_ours() const { return instance_ && instance_->global_pids_are_ours; }
 std::uint64_t SignalTrace::lost_records() const { return instance_ ? instance_->lost : 0; }
 std::uint64_t SignalTrace::unparsed_lines() const { return instance_ ? instance_->unparsed : 0; }
 pid_t SignalTrace::cleaner_pid() const { return instance_ && instance_->cleaner ? instance_->cleaner->pid() : -1; }

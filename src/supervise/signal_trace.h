@@ -77,6 +77,9 @@ class SignalTrace {
   // 4.1+); false when the kernel refused it and they are on "local", a clock
   // of its own per CPU that cannot be turned into wall time.
   bool timestamps_monotonic() const;
+  // The records' pids (the kernel's global ones) are this process's own:
+  // it runs in the initial pid namespace, so /proc/PID is the same process.
+  bool pids_are_ours() const;
   // Records the ring buffer dropped before they were read (trace_pipe's
   // "CPU:N [LOST M EVENTS]").
   std::uint64_t lost_records() const;

@@ -232,7 +232,10 @@ void Supervision::record_received(const signalfd_siginfo& info, bool forwarded) 
 // way out, and the cache, read again now, has its own name.
 std::string Supervision::sender_name(const parse::SignalGenerated& s) const {
   if (s.sender_pid <= 0) return s.sender_comm;
-  if (std::string comm = read_comm(options_.roots, s.sender_pid); !comm.empty()) return comm;
+  // In a pid namespace of ftdiag's own, /proc/PID would be another process.
+  if (signal_trace_->pids_are_ours()) {
+    if (std::string comm = read_comm(options_.roots, s.sender_pid); !comm.empty()) return comm;
+  }
   if (std::string saved = signal_trace_->saved_comm(s.sender_pid); !saved.empty()) return saved;
   return s.sender_comm;
 }

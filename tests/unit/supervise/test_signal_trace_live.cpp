@@ -6,9 +6,11 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -381,4 +383,58 @@ TEST_CASE("signal trace: how many records per second the reader takes (measured,
               static_cast<unsigned long long>(trace->lost_records()));
   CHECK(records > 0);
   CHECK(trace->unparsed_lines() == 0);
+}
+
+TEST_CASE("signal trace: a sender that has exited is named from the names the tracer saved") {
+  // trace_pipe may print such a sender "<...>", or as an earlier process
+  // with its pid; its last switch, on its way out, saved its own name.
+  auto trace = SignalTrace::open();
+  if (auto why = why_unavailable(trace)) FTDIAG_SKIP(*why);
+  REQUIRE_MESSAGE(trace, why_not(trace));
+  const pid_t target = fork_named("sig-target", wait_forever);
+  const pid_t sender = fork_named("gone-sender", [&] { ::kill(target, SIGTERM); });
+  CHECK(WIFEXITED(wait_status(sender)));
+  auto records = read_until(trace.value(), [&](const auto& seen) { return find(seen, SIGTERM, target).has_value(); });
+  CHECK(WTERMSIG(wait_status(target)) == SIGTERM);
+  const auto record = find(records, SIGTERM, target);
+  REQUIRE(record);
+  CHECK(record->sender_pid == sender);
+  CHECK(trace->saved_comm(sender) == "gone-sender");
+  CHECK(trace->saved_comm(0).empty());
+}
+
+TEST_CASE("signal trace: its pids are /proc's in the initial pid namespace, not in a namespace of its own") {
+  struct stat ns {};
+  REQUIRE(::stat("/proc/self/ns/pid", &ns) == 0);
+  if (ns.st_ino != 0xEFFFFFFCU) FTDIAG_SKIP("this test runs in a pid namespace of its own");
+  auto trace = SignalTrace::open();
+  if (auto why = why_unavailable(trace)) FTDIAG_SKIP(*why);
+  REQUIRE_MESSAGE(trace, why_not(trace));
+  CHECK(trace->pids_are_ours());
+
+  // A process in a new pid namespace opens a trace of its own: its pids
+  // are not the records'. Exit 0: it says so; 1: it does not; 77: it could
+  // not make the namespace or the trace.
+  const pid_t outer = ::fork();
+  REQUIRE(outer >= 0);
+  if (outer == 0) {
+    default_signal_actions();
+    if (::unshare(CLONE_NEWPID) != 0) ::_exit(77);
+    const pid_t inner = ::fork();  // the first process of the new namespace
+    if (inner < 0) ::_exit(77);
+    if (inner == 0) {
+      int code = 77;
+      {
+        auto nested = SignalTrace::open({.instance_name = "ftdiag-test-pidns", .cleaner = false});
+        if (nested) code = nested->pids_are_ours() ? 1 : 0;
+      }
+      ::_exit(code);
+    }
+    const int status = wait_status(inner);
+    ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 2);
+  }
+  const int status = wait_status(outer);
+  REQUIRE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 77) FTDIAG_SKIP("no pid namespace, or no trace inside one");
+  CHECK(WEXITSTATUS(status) == 0);
 }
