@@ -176,7 +176,7 @@ void extract_crash_facts(const evidence::EvidenceDocument& document, const std::
 
   if (const auto* thread = crashed_python_thread(*crash); thread && !thread->frames.empty()) {
     facts.set("crash.python_frame", frame_place(thread->frames.front()), at + "/python");
-    facts.set("crash.python_stack", stack_text(thread->frames, kPythonFramesAsText), at + "/python");
+    facts.set("crash.python_stack", python_stack_text(thread->frames, kPythonFramesAsText), at + "/python");
   } else {
     facts.set_missing("crash.python_frame", Missing{MissingReason::not_present, "no Python frames were dumped for the process"});
     facts.set_missing("crash.python_stack", Missing{MissingReason::not_present, "no Python frames were dumped for the process"});

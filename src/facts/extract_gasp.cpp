@@ -106,7 +106,7 @@ void extract_gasp_facts(const evidence::EvidenceDocument& document, const std::o
     facts.set_missing("gasp.python_function", no_stack);
     return;
   }
-  facts.set("gasp.python_stack", fmt::format("pid {}: {}", chosen->pid, stack_text(frames, kPythonFramesAsText)), pointer);
+  facts.set("gasp.python_stack", fmt::format("pid {}: {}", chosen->pid, python_stack_text(frames, kPythonFramesAsText)), pointer);
   facts.set("gasp.python_function", frames.front().function, pointer);
 }
 

@@ -42,4 +42,25 @@ std::vector<parse::PythonFrame> job_frames(const std::vector<parse::PythonFrame>
   return kept;
 }
 
+std::string python_package(std::string_view file) {
+  for (const std::string_view root : {"/site-packages/", "/dist-packages/"}) {
+    const auto at = file.rfind(root);
+    if (at == std::string_view::npos) continue;
+    std::string_view rest = file.substr(at + root.size());
+    rest = rest.substr(0, rest.find('/'));
+    if (rest.ends_with(".py")) rest.remove_suffix(3);
+    return std::string(rest);
+  }
+  if (file.starts_with("<frozen ")) return "python";
+  // .../lib/python3.11/pickle.py: the interpreter's own library.
+  const auto lib = file.rfind("/lib/python");
+  if (lib != std::string_view::npos && file.find('/', lib + 11) != std::string_view::npos) return "python";
+  return {};
+}
+
+std::string folded_frames(std::string_view package, std::size_t count) {
+  if (package != "torch" && package != "python") return {};
+  return fmt::format("({} {} frame{})", count, package == "python" ? "standard-library" : package, count == 1 ? "" : "s");
+}
+
 }  // namespace ftdiag::facts

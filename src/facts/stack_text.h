@@ -2,11 +2,14 @@
 // gasp.python_stack) and in the run summary: each frame as "function
 // (file:line)", or "module+0xoffset" when unnamed, innermost first, joined
 // by " <- ". The Python probe's own wrapper of a framework call is left out:
-// it is not the job's code.
+// it is not the job's code. In a fact, Python stacks fold the internals of
+// torch and the standard library, so that the job's own code stays within
+// the length a sentence shows.
 #pragma once
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "evidence/document.h"
@@ -31,6 +34,44 @@ std::string stack_text(const std::vector<Frame>& frames, std::size_t shown) {
     if (i) text += " <- ";
     text += frame_place(frames[i]);
   }
+  return text;
+}
+
+// The package a Python frame's file belongs to: "torch" for
+// .../site-packages/torch/serialization.py (or dist-packages), "python" for
+// the standard library (.../lib/python3.11/pickle.py, "<frozen ...>"), empty
+// for anything else: the job's own files.
+std::string python_package(std::string_view file);
+
+// "(2 torch frames)" for a run of frames of torch or the standard library
+// ("python"), whose inner frames say nothing of the job's choices; empty
+// for any other package: its frames are shown.
+std::string folded_frames(std::string_view package, std::size_t count);
+
+// As stack_text, with the internals of torch and the standard library
+// folded: after the innermost frame (where the time or the memory went), a
+// run of frames of one of them shows only its outermost frame, the call the
+// code above made, after how many it hides:
+//   "_reduce_ex_internal (_tensor.py:391) <- (2 torch frames) <- save
+//    (serialization.py:423) <- save_checkpoint (train.py:40)"
+// `shown` counts the frames shown.
+template <class Frame>
+std::string python_stack_text(const std::vector<Frame>& frames, std::size_t shown) {
+  std::string text;
+  std::size_t displayed = 0, next = 0;
+  auto add = [&](const std::string& part) { text += (text.empty() ? "" : " <- ") + part; };
+  while (next < frames.size() && displayed < shown) {
+    const std::string package = python_package(frames[next].file);
+    std::size_t outermost = next;
+    if (next > 0 && !folded_frames(package, 1).empty()) {
+      while (outermost + 1 < frames.size() && python_package(frames[outermost + 1].file) == package) ++outermost;
+      if (outermost > next) add(folded_frames(package, outermost - next));
+    }
+    add(frame_place(frames[outermost]));
+    ++displayed;
+    next = outermost + 1;
+  }
+  if (next < frames.size()) add("... (" + std::to_string(frames.size() - next) + " more)");
   return text;
 }
 
