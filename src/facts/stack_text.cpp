@@ -53,13 +53,19 @@ std::string python_package(std::string_view file) {
   }
   if (file.starts_with("<frozen ")) return "python";
   // .../lib/python3.11/pickle.py: the interpreter's own library.
-  const auto lib = file.rfind("/lib/python");
-  if (lib != std::string_view::npos && file.find('/', lib + 11) != std::string_view::npos) return "python";
+  constexpr std::string_view kLib = "/lib/python";
+  const auto lib = file.rfind(kLib);
+  const auto version = lib == std::string_view::npos ? lib : lib + kLib.size();
+  if (version < file.size() && file[version] >= '0' && file[version] <= '9' &&
+      file.find('/', version) != std::string_view::npos) {
+    return "python";
+  }
   return {};
 }
 
+bool folds_frames_of(std::string_view package) { return package == "torch" || package == "python"; }
+
 std::string folded_frames(std::string_view package, std::size_t count) {
-  if (package != "torch" && package != "python") return {};
   return fmt::format("({} {} frame{})", count, package == "python" ? "standard-library" : package, count == 1 ? "" : "s");
 }
 

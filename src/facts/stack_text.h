@@ -43,9 +43,12 @@ std::string stack_text(const std::vector<Frame>& frames, std::size_t shown) {
 // for anything else: the job's own files.
 std::string python_package(std::string_view file);
 
-// "(2 torch frames)" for a run of frames of torch or the standard library
-// ("python"), whose inner frames say nothing of the job's choices; empty
-// for any other package: its frames are shown.
+// Whether a package's inner frames are folded: torch's and the standard
+// library's ("python") say nothing of the job's choices; any other
+// package's frames are shown.
+bool folds_frames_of(std::string_view package);
+
+// "(2 torch frames)", "(1 standard-library frame)".
 std::string folded_frames(std::string_view package, std::size_t count);
 
 // As stack_text, with the internals of torch and the standard library
@@ -63,7 +66,7 @@ std::string python_stack_text(const std::vector<Frame>& frames, std::size_t show
   while (next < frames.size() && displayed < shown) {
     const std::string package = python_package(frames[next].file);
     std::size_t outermost = next;
-    if (next > 0 && !folded_frames(package, 1).empty()) {
+    if (next > 0 && folds_frames_of(package)) {
       while (outermost + 1 < frames.size() && python_package(frames[outermost + 1].file) == package) ++outermost;
       if (outermost > next) add(folded_frames(package, outermost - next));
     }

@@ -36,7 +36,8 @@ TEST_CASE("stack text: the package of a Python file") {
   CHECK(python_package("<frozen importlib._bootstrap>") == "python");
   CHECK(python_package("/home/me/train.py") == "");
   CHECK(python_package("train.py") == "");
-  CHECK(python_package("/opt/lib/python-tools") == "");  // no file under a pythonX.Y folder
+  CHECK(python_package("/opt/lib/python-tools/run.py") == "");  // not a pythonX.Y folder
+  CHECK(python_package("/opt/lib/python3.11") == "");           // no file under it
 }
 
 TEST_CASE("stack text: torch's internals fold, the call into torch and the job's code stay") {
