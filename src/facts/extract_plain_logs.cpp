@@ -158,7 +158,9 @@ std::string role_of(const evidence::LogEvent& e) {
 
 struct NamedPid {
   std::string role;
-  std::string because;
+  std::string line;   // the log line's words
+  std::string where;  // "FILE line N", and what joins it to the victim
+  std::string because() const { return fmt::format("{} ({})", line, where); }
   std::string pointer;
   std::optional<int> rank;
 };
@@ -171,7 +173,9 @@ std::optional<NamedPid> log_line_naming(const evidence::EvidenceDocument& docume
       for (std::size_t i = 0; i < log.events.size(); ++i) {
         const auto& e = log.events[i];
         if (e.pid != pid || role_of(e).empty()) continue;
-        return NamedPid{role_of(e), fmt::format("{} line {} named pid {}: {}", log.from.file, e.from.line.value_or(0), pid, excerpt(e.text)),
+        // The line first: a sentence shows a value's first 160 characters,
+        // and a log's path can take them all.
+        return NamedPid{role_of(e), excerpt(e.text), fmt::format("{} line {}", log.from.file, e.from.line.value_or(0)),
                         fmt::format("/hosts/{}/logs/{}/events/{}", h, f, i), e.rank};
       }
     }
@@ -222,8 +226,8 @@ std::optional<NamedPid> sibling_named_in_logs(const evidence::EvidenceDocument& 
       if (auto named = log_line_naming(document, *other.pid)) {
         named->rank.reset();  // the sibling's rank, if it had one, is not the victim's
         const double apart = *seconds_apart(victim, other);
-        named->because = fmt::format("the kernel killed pid {} too, {:.1f} s {} in the same cgroup, and {}", *other.pid,
-                                     std::abs(apart), apart >= 0 ? "later" : "earlier", named->because);
+        named->where = fmt::format("the kernel killed pid {} too, {:.1f} s {} in the same cgroup; {}", *other.pid,
+                                   std::abs(apart), apart >= 0 ? "later" : "earlier", named->where);
         return named;
       }
     }
@@ -246,7 +250,7 @@ void extract_role(const evidence::EvidenceDocument& document, const Incident& in
     if (!named) named = sibling_named_in_logs(document, event);
     if (named) {
       role = named->role;
-      because = named->because;
+      because = named->because();
       pointer = named->pointer;
       rank = named->rank;
     }
