@@ -2,6 +2,7 @@
 // cgroup's OOM killer while it saves a checkpoint, or after its memory grew
 // steadily; a job SIGKILLed from outside; a clean exit. The rules are the
 // built-in ones (rules/), the evidence what `ftdiag run` recorded.
+#include <algorithm>
 #include <signal.h>
 
 #include <string>
@@ -88,10 +89,13 @@ TEST_CASE("verdict: a real memcg OOM after steady growth, with no save, is host-
   auto cgroup = any_memory_cgroup();
   if (!cgroup) return;
   TempDir tmp;
-  // A 64th of the limit every 150 ms: about 10 s of climbing before the
-  // kill, so even a slow sanitized build under load takes the 10 samples
-  // (every 0.5 s, faster near the limit) the growth rule asks for.
-  Launch launch{ftdiag_run(tmp / "job", crasher_argv("alloc", {std::to_string(kOomTestLimitMiB / 64), "150", "4096"}))};
+  // A 128th of the limit (at least 1 MiB) every 150 ms: about 10 s of
+  // climbing before the kill, so even a slow sanitized build under load
+  // takes the 10 samples (every 0.5 s, faster near the limit) the growth
+  // rule asks for. A sanitized ftdiag shares the cgroup and holds a good
+  // part of its larger limit, which leaves the job about half the climb.
+  const auto step_mib = std::max<std::uint64_t>(1, kOomTestLimitMiB / 128);
+  Launch launch{ftdiag_run(tmp / "job", crasher_argv("alloc", {std::to_string(step_mib), "150", "4096"}))};
   launch.cgroup_procs = cgroup->procs_file();
   auto outcome = run(launch, 60);
   REQUIRE_MESSAGE(outcome.killed_by(SIGKILL), outcome.describe());
