@@ -68,7 +68,20 @@ bool MemorySampler::locate_cgroup_of(int pid) {
   // An exiting task reads as the root cgroup before it reads as a zombie
   // (cgroup_exit comes before exit_notify): a job never moves itself to the
   // root, so a move there from a cgroup of its own is its exit, not a move.
-  if (cgroup_ && fresh->cgroup_path() == "/" && cgroup_->cgroup_path() != "/") return false;
+  if (fresh->cgroup_path() == "/") {
+    if (cgroup_ && cgroup_->cgroup_path() != "/") return false;
+    // A job that ends at once can be read first while it exits. It was
+    // forked in ftdiag's own cgroup: unless ftdiag itself is in the root,
+    // the root is its exit, and ftdiag's cgroup is where it ran.
+    if (!cgroup_ && pid != supervisor_pid_) {
+      auto own = collect::locate_memory_cgroup(roots_, supervisor_pid_);
+      if (own && own.value()->cgroup_path() != "/") return locate_from(std::move(own.value()));
+    }
+  }
+  return locate_from(std::move(fresh));
+}
+
+bool MemorySampler::locate_from(std::unique_ptr<collect::MemoryCgroup> fresh) {
   bool changed = !cgroup_ || cgroup_->directory() != fresh->directory();
   if (changed) {
     cgroup_ = std::move(fresh);

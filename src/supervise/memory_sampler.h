@@ -47,6 +47,8 @@ class MemorySampler {
     std::uint64_t rss = 0;
     std::uint64_t tick = 0;
   };
+  // Takes `fresh` as the job's cgroup; true when it is another than before.
+  bool locate_from(std::unique_ptr<collect::MemoryCgroup> fresh);
   bool worth_recording(const evidence::ProcessMemory& reading);
   void reset_peak();
 
