@@ -77,6 +77,11 @@ std::optional<ProcessSeen> ProcessTracker::on_exec(int tgid, double now) {
   return describe(tgid, 0, "netlink-exec", now);
 }
 
+bool ProcessTracker::known_zombie(int pid, std::uint64_t start_ticks) const {
+  auto it = known_zombies_.find(pid);
+  return it != known_zombies_.end() && it->second == start_ticks;
+}
+
 ProcessTracker::Dead* ProcessTracker::find_dead(int pid) {
   auto it = dead_.find(pid);
   return it == dead_.end() ? nullptr : &it->second;
@@ -120,6 +125,7 @@ std::optional<ProcessDied> ProcessTracker::on_exit(int pid, Fact<ExitStatus> sta
 ProcessTracker::ScanResult ProcessTracker::scan(double now) {
   ScanResult result;
   std::unordered_set<int> present;
+  std::unordered_map<int, std::uint64_t> zombies_now;
   const auto descendants = collect::find_descendants(roots_, root_pid_);
   // ftdiag's own processes and whatever they start (the environment
   // snapshot's interpreter and GPU probe) are not the job's.
@@ -144,7 +150,10 @@ ProcessTracker::ScanResult ProcessTracker::scan(double now) {
     }
     if (stat.state == 'Z' || stat.state == 'X') {
       // A zombie still carries its wait status (stat field 52) until reaped.
-      if (it == live_.end() && find_dead(stat.pid)) continue;
+      // Once recorded dead it is old news for as long as it stays a zombie,
+      // even after thousands of later deaths pushed it out of dead_.
+      zombies_now.emplace(stat.pid, stat.start_time_ticks);
+      if (it == live_.end() && (find_dead(stat.pid) || known_zombie(stat.pid, stat.start_time_ticks))) continue;
       if (it == live_.end()) {
         if (auto seen = describe(stat.pid, stat.ppid, "proc-scan", now)) result.seen.push_back(std::move(*seen));
       }
@@ -158,6 +167,7 @@ ProcessTracker::ScanResult ProcessTracker::scan(double now) {
       if (auto seen = describe(stat.pid, stat.ppid, "proc-scan", now)) result.seen.push_back(std::move(*seen));
     }
   }
+  known_zombies_ = std::move(zombies_now);
   std::vector<int> vanished;
   for (const auto& [pid, live] : live_) {
     if (present.count(pid)) continue;

@@ -55,3 +55,19 @@ TEST_CASE("process tracker: an excluded process of ftdiag's own is neither seen 
   tracker.forget_excluded(201);
   CHECK(tracker.on_exit(201, Fact<ExitStatus>(ExitStatus::from_wait_status(0)), "subreaper", 3.0));
 }
+
+// A parent that reaps its children only at the end leaves thousands of
+// zombies: each is one death, however many others died since.
+TEST_CASE("process tracker: a zombie recorded dead is not announced again after thousands of later deaths") {
+  ProcessTracker tracker(fixture_roots("process-tree"), 200);
+  auto first = tracker.scan(1.0);
+  int zombie_deaths = 0;
+  for (const auto& died : first.died) zombie_deaths += died.pid == 204;
+  REQUIRE(zombie_deaths == 1);
+  for (int pid = 10000; pid < 10000 + 5000; ++pid) {
+    REQUIRE(tracker.on_exit(pid, Fact<ExitStatus>(ExitStatus::from_wait_status(0)), "waitpid", 2.0));
+  }
+  auto second = tracker.scan(3.0);
+  for (const auto& seen : second.seen) CHECK(seen.pid != 204);
+  for (const auto& died : second.died) CHECK(died.pid != 204);
+}
