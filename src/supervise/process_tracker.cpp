@@ -20,6 +20,9 @@ namespace {
 // Enough to merge the witnesses of one death; a burst of thousands of compile
 // workers must not grow our memory without bound.
 constexpr std::size_t kRememberedDeaths = 4096;
+// Deaths pushed out of the recent ones keep only (pid, start time), so that a
+// zombie of one of them is not announced again: 24 bytes a death, ~3 MiB at most.
+constexpr std::size_t kBuriedDeaths = 1 << 17;
 }  // namespace
 
 ProcessTracker::ProcessTracker(collect::SystemRoots roots, int root_pid)
@@ -77,14 +80,25 @@ std::optional<ProcessSeen> ProcessTracker::on_exec(int tgid, double now) {
   return describe(tgid, 0, "netlink-exec", now);
 }
 
-bool ProcessTracker::known_zombie(int pid, std::uint64_t start_ticks) const {
-  auto it = known_zombies_.find(pid);
-  return it != known_zombies_.end() && it->second == start_ticks;
+bool ProcessTracker::buried(int pid, std::uint64_t start_ticks) const {
+  auto it = buried_.find(pid);
+  return it != buried_.end() && it->second == start_ticks;
 }
 
 ProcessTracker::Dead* ProcessTracker::find_dead(int pid) {
   auto it = dead_.find(pid);
   return it == dead_.end() ? nullptr : &it->second;
+}
+
+void ProcessTracker::bury(int pid, std::uint64_t start_ticks) {
+  if (start_ticks == 0) return;  // never seen alive: nothing a scan could mistake for it
+  buried_.insert_or_assign(pid, start_ticks);
+  buried_order_.emplace_back(pid, start_ticks);
+  if (buried_order_.size() > kBuriedDeaths) {
+    const auto [oldest, ticks] = buried_order_.front();
+    buried_order_.pop_front();
+    if (auto it = buried_.find(oldest); it != buried_.end() && it->second == ticks) buried_.erase(it);
+  }
 }
 
 void ProcessTracker::remember_dead(Dead dead) {
@@ -95,7 +109,10 @@ void ProcessTracker::remember_dead(Dead dead) {
   if (dead_order_.size() > kRememberedDeaths) {
     const auto [oldest, sequence] = dead_order_.front();
     dead_order_.pop_front();
-    if (auto it = dead_.find(oldest); it != dead_.end() && it->second.sequence == sequence) dead_.erase(it);
+    if (auto it = dead_.find(oldest); it != dead_.end() && it->second.sequence == sequence) {
+      bury(it->first, it->second.start_ticks);
+      dead_.erase(it);
+    }
   }
 }
 
@@ -125,7 +142,6 @@ std::optional<ProcessDied> ProcessTracker::on_exit(int pid, Fact<ExitStatus> sta
 ProcessTracker::ScanResult ProcessTracker::scan(double now) {
   ScanResult result;
   std::unordered_set<int> present;
-  std::unordered_map<int, std::uint64_t> zombies_now;
   const auto descendants = collect::find_descendants(roots_, root_pid_);
   // ftdiag's own processes and whatever they start (the environment
   // snapshot's interpreter and GPU probe) are not the job's.
@@ -152,8 +168,7 @@ ProcessTracker::ScanResult ProcessTracker::scan(double now) {
       // A zombie still carries its wait status (stat field 52) until reaped.
       // Once recorded dead it is old news for as long as it stays a zombie,
       // even after thousands of later deaths pushed it out of dead_.
-      zombies_now.emplace(stat.pid, stat.start_time_ticks);
-      if (it == live_.end() && (find_dead(stat.pid) || known_zombie(stat.pid, stat.start_time_ticks))) continue;
+      if (it == live_.end() && (find_dead(stat.pid) || buried(stat.pid, stat.start_time_ticks))) continue;
       if (it == live_.end()) {
         if (auto seen = describe(stat.pid, stat.ppid, "proc-scan", now)) result.seen.push_back(std::move(*seen));
       }
@@ -167,7 +182,6 @@ ProcessTracker::ScanResult ProcessTracker::scan(double now) {
       if (auto seen = describe(stat.pid, stat.ppid, "proc-scan", now)) result.seen.push_back(std::move(*seen));
     }
   }
-  known_zombies_ = std::move(zombies_now);
   std::vector<int> vanished;
   for (const auto& [pid, live] : live_) {
     if (present.count(pid)) continue;

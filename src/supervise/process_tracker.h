@@ -80,7 +80,8 @@ class ProcessTracker {
   std::optional<evidence::ProcessSeen> describe(int pid, int ppid_hint, const char* seen_by, double now);
   Dead* find_dead(int pid);
   void remember_dead(Dead dead);
-  bool known_zombie(int pid, std::uint64_t start_ticks) const;
+  void bury(int pid, std::uint64_t start_ticks);
+  bool buried(int pid, std::uint64_t start_ticks) const;
 
   collect::SystemRoots roots_;
   int root_pid_;
@@ -90,9 +91,10 @@ class ProcessTracker {
   std::unordered_map<int, Dead> dead_;
   std::deque<std::pair<int, std::uint64_t>> dead_order_;
   std::uint64_t next_sequence_ = 0;
-  // The zombies of the tree at the last scan (pid, start time), all recorded
-  // dead: bounded by the zombies that exist, not by how many died before.
-  std::unordered_map<int, std::uint64_t> known_zombies_;
+  // Older deaths, as pid -> start time only: a parent that reaps thousands of
+  // children at the end leaves zombies of deaths long out of dead_.
+  std::unordered_map<int, std::uint64_t> buried_;
+  std::deque<std::pair<int, std::uint64_t>> buried_order_;
   std::unordered_set<int> excluded_;
 };
 
