@@ -5,6 +5,7 @@
 #include <cerrno>
 
 #include "evidence/records_json.h"
+#include "evidence/redact_json.h"
 #include "evidence/run_builder.h"
 
 namespace ftdiag::evidence {
@@ -28,7 +29,10 @@ Fact<bool> write_all(int fd, std::string_view bytes) {
 
 Fact<bool> JournalWriter::write_line(const JournalRecord& record) {
   // Invalid UTF-8 in a command line must not lose the record: replace it.
-  std::string line = record_to_json(record).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  // Secrets in argv, the environment and quoted lines never reach the file.
+  nlohmann::json json = record_to_json(record);
+  redact_json(json);
+  std::string line = json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   line.push_back('\n');
   int error = write_all_or_errno(fd_.get(), line);
   dirty_ = true;
