@@ -349,7 +349,10 @@ TEST_CASE("proc connector live: fork and exit statuses of a child and grandchild
   CHECK(child_exit->exit_status == status);  // the event carries the wait status
   CHECK(child_fork->timestamp_ns > 0);
   CHECK(child_fork->timestamp_ns <= grandchild_fork->timestamp_ns);
-  CHECK(grandchild_exit->timestamp_ns <= child_exit->timestamp_ns);
+  // No order between the two exits: the kernel sends a process's exit event
+  // after waking its parent, so the child can reap the grandchild, be killed
+  // and have its own exit sent first (seen in CI, 20 us apart).
+  CHECK(grandchild_exit->timestamp_ns > 0);
 }
 
 TEST_CASE("proc connector live: two instances, move, and moved-from state") {
