@@ -11,6 +11,7 @@
 #include "evidence/environment_fields.h"
 #include "evidence/json_fields.h"
 #include "evidence/json_input.h"
+#include "evidence/redact_json.h"
 
 namespace ftdiag::evidence {
 
@@ -24,7 +25,10 @@ struct Fields<EnvironmentSnapshot> {
 Fact<bool> write_environment_file(const std::filesystem::path& file, const EnvironmentSnapshot& snapshot) {
   std::string text;
   try {
-    text = write_json(snapshot).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    // The command line and the settings pass the journal's redaction step.
+    nlohmann::json json = write_json(snapshot);
+    redact_json(json);
+    text = json.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   } catch (const std::exception& e) {
     return Missing{MissingReason::failed, fmt::format("cannot write the environment as JSON: {}", e.what())};
   }

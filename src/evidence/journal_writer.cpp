@@ -28,10 +28,10 @@ Fact<bool> write_all(int fd, std::string_view bytes) {
 }
 
 Fact<bool> JournalWriter::write_line(const JournalRecord& record) {
-  // Invalid UTF-8 in a command line must not lose the record: replace it.
   // Secrets in argv, the environment and quoted lines never reach the file.
   nlohmann::json json = record_to_json(record);
-  redact_json(json);
+  const bool redacted = redact_json(json);
+  // Invalid UTF-8 in a command line must not lose the record: replace it.
   std::string line = json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   line.push_back('\n');
   int error = write_all_or_errno(fd_.get(), line);
@@ -40,6 +40,17 @@ Fact<bool> JournalWriter::write_line(const JournalRecord& record) {
   // before the failure leaves part of a line, which readers skip as damaged.
   if (error != 0 && failures_ && failures_->report(kFileName, "write", error)) {
     error = write_all_or_errno(fd_.get(), line);
+  }
+  if (tee_) {
+    // The live evidence folds the record as written, so the summary and
+    // verdict at the end of a run print no secret the journal does not hold.
+    // Our own JSON always reads back; were it not to, the record is kept.
+    auto as_written = redacted ? record_from_json(json) : Fact<JournalRecord>(Missing{});
+    if (as_written) {
+      tee_->add(as_written.value());
+    } else {
+      tee_->add(record);
+    }
   }
   if (error == 0) return true;
   ++failed_writes_;
@@ -50,7 +61,6 @@ void JournalWriter::write_failure_note() {
   if (auto note = failures_->take_note()) {
     JournalRecord record = std::move(*note);
     write_line(record);
-    if (tee_) tee_->add(record);
   }
 }
 
@@ -63,7 +73,6 @@ Fact<bool> JournalWriter::append(const JournalRecord& record) {
     if (std::holds_alternative<MemorySample>(record)) return Missing{MissingReason::failed, "dropped: the record is incomplete"};
   }
   auto written = write_line(record);
-  if (tee_) tee_->add(record);
   if (failures_ && failures_->failed()) write_failure_note();
   return written;
 }
