@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/diagnosis.h"
 #include "cli/exit_codes.h"
+#include "cli/newest_job.h"
 #include "evidence/job_directory.h"
 #include "facts/facts_json.h"
 #include "report/report_json.h"
@@ -65,10 +66,21 @@ int analyze(const AnalyzeArguments& args) {
       return error == ENOENT ? kExitInputNotFound : kExitInputUnreadable;
     }
   }
-  auto document = collect_evidence({args.paths.begin(), args.paths.end()},
-                                   EvidenceSources{.kernel_logs = {args.kernel_logs.begin(), args.kernel_logs.end()},
-                                                   .read_this_host = !args.no_host_logs,
-                                                   .cores = {args.cores.begin(), args.cores.end()}});
+  std::vector<std::string> paths = args.paths;
+  const EvidenceSources sources{.kernel_logs = {args.kernel_logs.begin(), args.kernel_logs.end()},
+                                .read_this_host = !args.no_host_logs,
+                                .cores = {args.cores.begin(), args.cores.end()}};
+  auto document = collect_evidence({paths.begin(), paths.end()}, sources);
+  // A folder of jobs (./ftdiag-runs, where `ftdiag run` puts them) holds
+  // nothing the collectors read at its own level: its newest job is meant.
+  if (!document && document.missing().reason == MissingReason::not_present && paths.size() == 1) {
+    if (auto newest = newest_job_in(paths.front())) {
+      std::fprintf(stderr, "ftdiag analyze: %s holds %zu job%s; analyzing the newest, %s\n", paths.front().c_str(), newest->jobs,
+                   newest->jobs == 1 ? "" : "s", newest->job_dir.c_str());
+      paths = {newest->job_dir.string()};
+      document = collect_evidence({paths.begin(), paths.end()}, sources);
+    }
+  }
   if (!document) {
     std::fprintf(stderr, "ftdiag analyze: %s\n", document.missing().detail.c_str());
     return exit_code_for(document.missing());
@@ -87,7 +99,7 @@ int analyze(const AnalyzeArguments& args) {
     return kExitOk;
   }
   for (const auto& host : document->hosts) {
-    for (const auto& run : host.runs) std::cout << report::render_run_summary(run, run_location(args.paths, run)) << '\n';
+    for (const auto& run : host.runs) std::cout << report::render_run_summary(run, run_location(paths, run)) << '\n';
   }
   for (const auto& collector : document->collectors) {
     if (!collector.outcome) {
