@@ -11,7 +11,9 @@
 //
 // Exit 0: estimated; 2: bad arguments or a setup that cannot be estimated
 // (LoRA on a bare count); 3: the model folder or config does not exist or
-// holds nothing to size the model by; 4: a file cannot be read or parsed.
+// holds nothing to size the model by; 4: a file cannot be read or parsed, or
+// holds a value no framework accepts (a ZeRO stage "three", a negative
+// hidden_size).
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -198,10 +200,18 @@ int run_estimate(const EstimateArguments& args) {
     shape = estimate::shape_from_count(count.value());
   } else if (auto model = facts::model_from_evidence(document, facts)) {
     shape = model->shape;
+  } else if (model.missing().reason == MissingReason::unparseable) {
+    // A config.json with a value no model has (hidden_size -4096) is a damaged input, not an unknown model.
+    return fail({kExitInputUnreadable, fmt::format("--model {}: {}", args.model, model.missing().detail)});
   } else {
     return fail({kExitInputNotFound,
                  fmt::format("--model {}: neither safetensors weights nor a config.json ftdiag knows the architecture of{}", args.model,
                              notes.empty() ? "" : " (" + notes.front() + ")")});
+  }
+  // A stage DeepSpeed refuses is not silently the default stage.
+  if (const auto& stage = facts.get("config.zero_stage").value;
+      !stage && stage.missing().reason == MissingReason::unparseable && !args.given("--zero-stage")) {
+    return fail({kExitInputUnreadable, fmt::format("--deepspeed {}: {}", args.deepspeed, stage.missing().detail)});
   }
 
   estimate::Resources resources;

@@ -1,7 +1,9 @@
 // `ftdiag preflight [--python PATH] [--deepspeed FILE] [--model DIR] [-- CMD...]`:
 // the environment checks before training starts, through the same evidence,
 // facts and rules engine as a verdict (the rules whose role is "check").
-// Exit 0: nothing found (notes at most); 1: problems found; 2: usage.
+// Exit 0: nothing found (notes at most); 1: problems found; 2: usage; 4: a
+// file named by --deepspeed or --model cannot be read or parsed, or holds a
+// value no framework accepts; 5: the rules failed to load.
 //
 // `--save-environment FILE` also writes what was read in environment.json's
 // form (evidence/environment_file.h): put into a run folder, `ftdiag
@@ -18,6 +20,7 @@
 #include "cli/commands.h"
 #include "cli/diagnosis.h"
 #include "cli/exit_codes.h"
+#include "cli/finite_range.h"
 #include "collect/host_name.h"
 #include "collect/json_settings.h"
 #include "collect/launch_command.h"
@@ -62,18 +65,22 @@ std::vector<std::string> own_environment() {
 }
 
 // A configuration named on the command line, flattened to dotted keys
-// ("zero_optimization.stage" = "2"); what cannot be read is said, not fatal.
-std::optional<evidence::ConfigEvidence> read_config(const std::string& file, const std::string& kind) {
+// ("zero_optimization.stage" = "2"). One that cannot be read or parsed is the
+// user's input unusable: said, and preflight exits 4 rather than report
+// "0 errors" on checks it could not run.
+Fact<evidence::ConfigEvidence> read_config(const std::string& file, const std::string& kind) {
   auto settings = collect::read_json_settings(file);
-  if (!settings) {
-    std::fprintf(stderr, "ftdiag preflight: cannot read %s: %s\n", file.c_str(), settings.missing().detail.c_str());
-    return std::nullopt;
-  }
+  if (!settings) return Missing{settings.missing().reason, fmt::format("cannot read {}: {}", file, settings.missing().detail)};
   evidence::ConfigEvidence config;
   config.from = {.collector = "preflight", .file = file};
   config.kind = kind;
   config.settings = std::move(settings).value();
   return config;
+}
+
+int unusable_input(const std::string& detail) {
+  std::fprintf(stderr, "ftdiag preflight: %s\n", detail.c_str());
+  return kExitInputUnreadable;
 }
 
 int preflight(const PreflightArguments& args) {
@@ -110,7 +117,9 @@ int preflight(const PreflightArguments& args) {
   auto& host = evidence::host_named(document, collect::host_name());
   evidence::add_to_host(snapshot, host);
   if (!args.deepspeed.empty()) {
-    if (auto config = read_config(args.deepspeed, "deepspeed")) host.configs.push_back(std::move(*config));
+    auto config = read_config(args.deepspeed, "deepspeed");
+    if (!config) return unusable_input(config.missing().detail);
+    host.configs.push_back(std::move(config).value());
   }
   // The job's command says the launch: ranks per node, nodes, the trainer's
   // arguments (what the memory model needs beside the DeepSpeed config).
@@ -126,7 +135,9 @@ int preflight(const PreflightArguments& args) {
     const auto model_config = fs::path(args.model) / "config.json";
     std::error_code ec;
     if (fs::exists(model_config, ec)) {
-      if (auto config = read_config(model_config.string(), "model-config")) host.configs.push_back(std::move(*config));
+      auto config = read_config(model_config.string(), "model-config");
+      if (!config) return unusable_input(config.missing().detail);
+      host.configs.push_back(std::move(config).value());
     }
     // The weights' headers size the model exactly (the memory model's input).
     if (auto weights = collect::read_model_weights(args.model)) {
@@ -137,7 +148,15 @@ int preflight(const PreflightArguments& args) {
     }
   }
   document.collectors.push_back({.name = "environment", .section = "hosts[].gpu, hosts[].python, hosts[].system"});
-  const auto judgement = judge_document(document, rules.value());
+  const auto facts = document_facts(document, rules.value());
+  // The save check needs the stage and the model: a value in them no
+  // framework accepts ("stage": "three", hidden_size -4096) is the input's
+  // fault, said as such, not a check quietly skipped.
+  if (const auto& save = facts.get("estimate.save_peak_bytes").value;
+      !save && save.missing().reason == MissingReason::unparseable && (!args.deepspeed.empty() || !args.model.empty())) {
+    return unusable_input("the checkpoint save's memory cannot be checked: " + save.missing().detail);
+  }
+  const auto judgement = rules::judge(rules.value().rules, facts);
   if (args.format == "json") {
     auto report = report::report_to_json(document, judgement);
     report.erase("verdict");  // nothing died: no verdict to give
@@ -164,7 +183,7 @@ Action add_preflight_command(CLI::App& app, std::vector<std::string> command_aft
   cmd->add_option("--rules", args->rule_dirs, "A directory (or file) of extra rules; repeatable");
   cmd->add_flag("--no-gpu", args->no_gpu, "Do not ask the GPU driver (no probe process)");
   cmd->add_option("--gpu-timeout", args->gpu_timeout_s, "Seconds the GPU probe may take (a broken driver hangs)")
-      ->check(CLI::Range(0.1, 600.0));
+      ->check(finite_in_range(0.1, 600));
   cmd->add_option("--save-environment", args->save_environment,
                   "Also write the environment read to FILE (the form of a run folder's environment.json)");
   return [args] { return preflight(*args); };

@@ -21,17 +21,20 @@ bool flattens_on_gpu(std::string_view deepspeed_version) {
   return looks_like_version(deepspeed_version) && compare_versions(deepspeed_version, "0.18.7") >= 0;
 }
 
-std::optional<ModelFromEvidence> model_from_evidence(const evidence::EvidenceDocument& document, const FactSet& facts) {
+Fact<ModelFromEvidence> model_from_evidence(const evidence::EvidenceDocument& document, const FactSet& facts) {
   std::optional<ModelFromEvidence> from_config;
+  std::optional<Missing> config_problem;  // the first config.json that could not size the model, and why
   for (std::size_t h = 0; h < document.hosts.size() && !from_config; ++h) {
     for (std::size_t c = 0; c < document.hosts[h].configs.size(); ++c) {
       const auto& config = document.hosts[h].configs[c];
       if (config.kind != "model-config") continue;
-      if (auto shape = estimate::shape_from_config(config.settings)) {
+      auto shape = estimate::shape_from_config(config.settings);
+      if (shape) {
         from_config = ModelFromEvidence{shape.value(), fmt::format("config.json ({})", config.from.file),
                                         fmt::format("/hosts/{}/configs/{}", h, c)};
         break;
       }
+      if (!config_problem) config_problem = Missing{shape.missing().reason, fmt::format("{}: {}", config.from.file, shape.missing().detail)};
     }
   }
   // The weights count exactly; the config gives them their dimensions.
@@ -45,7 +48,7 @@ std::optional<ModelFromEvidence> model_from_evidence(const evidence::EvidenceDoc
       }
     }
   }
-  if (from_config) return from_config;
+  if (from_config) return std::move(*from_config);
   if (auto name = facts.value_of<std::string>("config.model")) {
     if (auto count = estimate::parameters_from_model_name(*name)) {
       auto shape = estimate::shape_from_count(count.value());
@@ -53,7 +56,8 @@ std::optional<ModelFromEvidence> model_from_evidence(const evidence::EvidenceDoc
       return ModelFromEvidence{shape, fmt::format("the model's name ({})", *name), facts.get("config.model").pointer};
     }
   }
-  return std::nullopt;
+  if (config_problem) return *config_problem;
+  return Missing{MissingReason::not_present, "no safetensors weights, config.json or model name sizes the model"};
 }
 
 estimate::TrainingSetup setup_from_facts(const FactSet& facts, estimate::TrainingSetup setup) {

@@ -22,7 +22,10 @@ struct ModelFromEvidence {
   std::string pointer;  // into the evidence document
 };
 
-std::optional<ModelFromEvidence> model_from_evidence(const evidence::EvidenceDocument& document, const FactSet& facts);
+// Missing: not_present when nothing sizes the model; else the reason the
+// first config.json could not (unparseable: "hidden_size is -4096", say;
+// unsupported: an architecture the model does not know), naming the file.
+Fact<ModelFromEvidence> model_from_evidence(const evidence::EvidenceDocument& document, const FactSet& facts);
 
 // `defaults` with what the config facts say put over it: ZeRO stage,
 // offload, the 16-bit gather, precision, what is trained, LoRA's rank, ranks

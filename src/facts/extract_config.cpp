@@ -8,6 +8,8 @@
 #include <cctype>
 #include <cstdlib>
 #include <initializer_list>
+#include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -121,9 +123,39 @@ void offload_fact(FactSet& facts, const EvidenceDocument& document, const char* 
   }
 }
 
+bool is_zero_stage(const std::string& value) {
+  const auto stage = as_integer(value);
+  return stage && *stage <= 3;
+}
+
+// A stage DeepSpeed would refuse ("three", 7, 2.5, a list) is said as such:
+// read as no stage, the memory model would silently take its default.
+void zero_stage_fact(const EvidenceDocument& document, FactSet& facts) {
+  const std::initializer_list<Where> places = {
+      {"deepspeed", "zero_optimization.stage"}, {"accelerate", "deepspeed_config.zero_stage"}, {"launch-command", "launcher_args.zero_stage"}};
+  if (auto found = find_setting(document, places, is_zero_stage)) {
+    return facts.set("config.zero_stage", *as_integer(found->value), found->pointer);
+  }
+  std::optional<std::pair<std::string, std::string>> refused;  // the file, the value as shown
+  if (auto written = find_setting(document, places)) refused = {written->config->from.file, "\"" + written->value + "\""};
+  // A list or an object flattens to keys under the stage's own.
+  for (std::size_t h = 0; !refused && h < document.hosts.size(); ++h) {
+    for (const auto& config : document.hosts[h].configs) {
+      const auto under = config.settings.lower_bound("zero_optimization.stage.");
+      if (config.kind == "deepspeed" && under != config.settings.end() && under->first.starts_with("zero_optimization.stage.")) {
+        refused = {config.from.file, "a list or an object"};
+        break;
+      }
+    }
+  }
+  if (!refused) return;
+  facts.set_missing("config.zero_stage", {MissingReason::unparseable,
+                                          fmt::format("the ZeRO stage in {} is {}; DeepSpeed's stages are 0, 1, 2 and 3",
+                                                      refused->first, refused->second)});
+}
+
 void zero_facts(const EvidenceDocument& document, FactSet& facts) {
-  set_integer(facts, "config.zero_stage", document,
-              {{"deepspeed", "zero_optimization.stage"}, {"accelerate", "deepspeed_config.zero_stage"}, {"launch-command", "launcher_args.zero_stage"}});
+  zero_stage_fact(document, facts);
   offload_fact(facts, document, "config.offload_optimizer", "offload_optimizer", "deepspeed_config.offload_optimizer_device");
   offload_fact(facts, document, "config.offload_param", "offload_param", "deepspeed_config.offload_param_device");
   if (auto found = find_setting(document,

@@ -43,12 +43,20 @@ std::optional<std::pair<double, std::string>> host_capacity(const FactSet& facts
 }  // namespace
 
 void extract_estimate_facts(const EvidenceDocument& document, const std::optional<Incident>&, FactSet& facts) {
-  // Without a ZeRO stage the configs do not describe a DeepSpeed setup to predict.
-  if (!facts.get("config.zero_stage").value) return;
+  // Without a ZeRO stage the configs do not describe a DeepSpeed setup to
+  // predict; one DeepSpeed would refuse is said as the reason.
+  const auto& stage = facts.get("config.zero_stage").value;
+  if (!stage) {
+    if (stage.missing().reason == MissingReason::unparseable) facts.set_missing("estimate.save_peak_bytes", stage.missing());
+    return;
+  }
   estimate::TrainingSetup defaults;
   auto setup = std::optional<estimate::TrainingSetup>(setup_from_facts(facts, defaults));
   auto model = model_from_evidence(document, facts);
-  if (!model) return;
+  if (!model) {
+    if (model.missing().reason != MissingReason::not_present) facts.set_missing("estimate.save_peak_bytes", model.missing());
+    return;
+  }
   const std::string setup_pointer = facts.get("config.zero_stage").pointer;
   // A rank's baseline, measured when ftdiag watched the job: what the job
   // held as the save began (else once start-up was over), per rank. On GPUs

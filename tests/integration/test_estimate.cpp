@@ -115,4 +115,29 @@ TEST_CASE("estimate: bad input gets a clear message and its exit code") {
   CHECK(estimate({"--model", tmp.path().string()}).outcome.exited_with(4));
 }
 
+TEST_CASE("estimate: a ZeRO stage DeepSpeed refuses is an unusable input, never read as the default stage") {
+  TempDir tmp;
+  for (const char* stage : {"\"three\"", "7", "-1", "2.5", "[2]", "{\"x\": 1}"}) {
+    CAPTURE(stage);
+    write_text(tmp / "ds.json", std::string("{\"zero_optimization\": {\"stage\": ") + stage + "}, \"bf16\": {\"enabled\": true}}");
+    auto refused = estimate({"--params", "7B", "--deepspeed", (tmp / "ds.json").string()});
+    CHECK_MESSAGE(refused.outcome.exited_with(4), refused.outcome.describe());
+    CHECK(refused.outcome.err.find("ZeRO stage") != std::string::npos);
+    CHECK(refused.outcome.err.find("0, 1, 2 and 3") != std::string::npos);
+    // --zero-stage given says the stage; the config's is then not used.
+    CHECK(estimate({"--params", "7B", "--deepspeed", (tmp / "ds.json").string(), "--zero-stage", "3"}).outcome.exited_with(0));
+  }
+}
+
+TEST_CASE("estimate: a config.json with a negative hidden_size is a damaged input that names the key, not an unknown architecture") {
+  TempDir tmp;
+  write_text(tmp / "config.json", R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama",
+    "hidden_size": -4096, "intermediate_size": 11008, "num_attention_heads": 32, "num_hidden_layers": 32,
+    "num_key_value_heads": 32, "vocab_size": 32000, "torch_dtype": "bfloat16"})");
+  auto damaged = estimate({"--model", tmp.path().string()});
+  CHECK_MESSAGE(damaged.outcome.exited_with(4), damaged.outcome.describe());
+  CHECK(damaged.outcome.err.find("hidden_size") != std::string::npos);
+  CHECK(damaged.outcome.err.find("architecture") == std::string::npos);
+}
+
 }  // namespace ftdiag::itest

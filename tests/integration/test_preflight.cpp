@@ -265,6 +265,37 @@ TEST_CASE("preflight: usage errors exit 2") {
   CHECK(preflight({"--deepspeed", "/nonexistent/ds.json"}, {}).exited_with(2));
   CHECK(preflight({"--model", "/nonexistent/model"}, {}).exited_with(2));
   CHECK(preflight({"--format", "yaml"}, {}).exited_with(2));
+  // CLI::Range alone lets NaN through: every comparison with it is false.
+  const auto nan_timeout = preflight({"--gpu-timeout", "nan"}, {});
+  CHECK(nan_timeout.exited_with(2));
+  CHECK(contains(nan_timeout.err, "nan"));
+}
+
+TEST_CASE("preflight: a config it was given but cannot use exits 4 with the reason, never \"0 errors\"") {
+  TempDir tmp;
+  fs::create_directories(tmp / "model");
+  write_text(tmp / "model" / "config.json", kLlama2_7bConfig);
+  const auto model = (tmp / "model").string();
+  // Not JSON.
+  write_text(tmp / "broken.json", "{\"zero_optimization\": {\"stage\": 2,");
+  auto broken = preflight({"--no-gpu", "--deepspeed", (tmp / "broken.json").string(), "--model", model}, {});
+  CHECK_MESSAGE(broken.exited_with(4), broken.describe());
+  CHECK(contains(broken.err, "broken.json"));
+  // A stage DeepSpeed refuses: the save check cannot run, and that is said.
+  write_text(tmp / "three.json", R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": "three"}})");
+  auto three = preflight({"--no-gpu", "--deepspeed", (tmp / "three.json").string(), "--model", model}, {});
+  CHECK_MESSAGE(three.exited_with(4), three.describe());
+  CHECK(contains(three.err, "\"three\""));
+  CHECK(contains(three.err, "checkpoint save"));
+  // A model config.json with a value no model has.
+  write_text(tmp / "ds.json", R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 2}})");
+  fs::create_directories(tmp / "bad-model");
+  std::string negative = kLlama2_7bConfig;
+  negative.replace(negative.find("\"hidden_size\": 4096"), 19, "\"hidden_size\": -4096");
+  write_text(tmp / "bad-model" / "config.json", negative);
+  auto damaged = preflight({"--no-gpu", "--deepspeed", (tmp / "ds.json").string(), "--model", (tmp / "bad-model").string()}, {});
+  CHECK_MESSAGE(damaged.exited_with(4), damaged.describe());
+  CHECK(contains(damaged.err, "hidden_size"));
 }
 
 TEST_CASE("preflight: a crash of the seed job under ftdiag run is explained by the same mismatch, and analyze agrees") {
