@@ -100,7 +100,8 @@ def _note_failure(part, exc):
         run_dir = _os.environ["FTDIAG_RUN_DIR"]
         line = "error %s: %s: %s\n" % (part, type(exc).__name__, str(exc).replace("\n", " "))
         fd = _os.open(_os.path.join(run_dir, "python-probe.%d.txt" % _os.getpid()),
-                      _os.O_WRONLY | _os.O_APPEND | _os.O_CREAT | _os.O_CLOEXEC, 0o644)
+                      _os.O_WRONLY | _os.O_APPEND | _os.O_CREAT | _os.O_CLOEXEC
+                      | getattr(_os, "O_NOFOLLOW", 0), 0o600)
         try:
             _os.write(fd, line.encode("utf-8", "replace"))
         finally:

@@ -14,4 +14,8 @@ namespace ftdiag {
 Fact<std::string> read_small_file(const std::filesystem::path& path,
                                   std::size_t max_bytes = 1 << 20);
 
+// The same for `name` in an open folder, never through a link (O_NOFOLLOW)
+// and without waiting on a FIFO planted under that name (O_NONBLOCK).
+Fact<std::string> read_small_file_at(int dir_fd, const std::string& name, std::size_t max_bytes = 1 << 20);
+
 }  // namespace ftdiag

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/diagnosis.h"
 #include "cli/exit_codes.h"
+#include "cli/finite_range.h"
 #include "evidence/crash_files.h"
 #include "collectors/environment.h"
 #include "evidence/environment_file.h"
@@ -28,19 +29,6 @@ static_assert(supervise::kExitCannotSupervise == kExitRunFailed);
 static_assert(supervise::kExitCannotExecute == kExitCannotExecute);
 static_assert(supervise::kExitNotFound == kExitNotFound);
 
-// CLI::Range compares, and every comparison with NaN is false: "nan" would
-// pass it and reach the sampler's timer (a disarmed timer, a corrupt record).
-const CLI::Validator kFiniteNumber(
-    [](std::string& text) -> std::string {
-      try {
-        if (std::isfinite(std::stod(text))) return {};
-      } catch (const std::exception&) {
-        return {};  // not a number at all: the option's own conversion says so
-      }
-      return "must be a finite number, not " + text;
-    },
-    "FINITE");
-
 struct RunArguments {
   supervise::SupervisorOptions options;
   std::vector<std::string> rule_dirs;
@@ -54,19 +42,23 @@ struct RunArguments {
 // the interpreter and the GPU probe would have shared its memory cgroup and
 // moved its peak. The installation is the one the job ran with; a driver
 // that changed under a running job is beyond this.
-void record_environment(const std::vector<std::string>& job, const std::filesystem::path& run_dir) {
+std::optional<evidence::EnvironmentSnapshot> record_environment(const std::vector<std::string>& job,
+                                                               const supervise::SupervisedJob& supervised) {
   std::vector<std::string> environment;
   for (char** e = environ; e && *e; ++e) environment.emplace_back(*e);
-  const auto snapshot = collectors::collect_environment({.command = job, .environment = std::move(environment)});
-  auto written = evidence::write_environment_file(run_dir / evidence::kEnvironmentFileName, snapshot);
+  auto snapshot = collectors::collect_environment({.command = job, .environment = std::move(environment)});
+  auto written = supervised.dir ? evidence::write_environment_file(*supervised.dir, snapshot)
+                                : Fact<bool>(Missing{MissingReason::failed, "the run folder is no longer open"});
   if (!written) std::fprintf(stderr, "ftdiag: could not record the environment: %s\n", written.missing().detail.c_str());
+  return snapshot;
 }
 
 // The verdict comes from the supervisor's own state (every journaled record
 // folded as it was written), so it is on screen as soon as the job ends,
 // however long the journal; `ftdiag analyze` of the run folder folds the same
 // records the same way and gives the same verdict.
-void print_summary_and_verdict(const RunArguments& args, const supervise::SupervisedJob& job) {
+void print_summary_and_verdict(const RunArguments& args, const supervise::SupervisedJob& job,
+                               const std::optional<evidence::EnvironmentSnapshot>& snapshot) {
   evidence::EvidenceDocument document;
   document.generator = "ftdiag " FTDIAG_VERSION;
   document.sources.push_back(job.run_dir.string());
@@ -74,9 +66,7 @@ void print_summary_and_verdict(const RunArguments& args, const supervise::Superv
   // The probes' files are not journal records: read them as analyze does,
   // and name their frames before the summary shows them.
   run.crashes = evidence::read_crash_files(job.run_dir);
-  if (auto snapshot = evidence::read_environment_file(job.run_dir / evidence::kEnvironmentFileName)) {
-    evidence::add_to_host(snapshot.value(), document.hosts.front());
-  }
+  if (snapshot) evidence::add_to_host(*snapshot, document.hosts.front());
   name_fault_code(document);
   std::fputs(report::render_run_summary(document.hosts.front().runs.front(), job.run_dir.string()).c_str(), stderr);
   auto rules = load_rule_set(args.rule_dirs);
@@ -95,9 +85,10 @@ int run_supervised(RunArguments& args) {
     return failure->exit_code;
   }
   const auto& job = std::get<supervise::SupervisedJob>(outcome);
+  std::optional<evidence::EnvironmentSnapshot> snapshot;
   if (args.environment) {
     try {
-      record_environment(args.options.argv, job.run_dir);
+      snapshot = record_environment(args.options.argv, job);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "ftdiag: could not record the environment: %s\n", e.what());
     }
@@ -105,7 +96,7 @@ int run_supervised(RunArguments& args) {
   if (!args.quiet) {
     // A diagnosis that fails must never change how the job's end is reported.
     try {
-      print_summary_and_verdict(args, job);
+      print_summary_and_verdict(args, job, snapshot);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "ftdiag: could not diagnose the run: %s\n", e.what());
     }
@@ -122,8 +113,7 @@ Action add_run_command(CLI::App& app, std::vector<std::string> command_after_das
                   "Job directory (shared by all ranks; default: a new folder under ./ftdiag-runs/)");
   run->add_option("--interval", args->options.sample_interval_s, "Seconds between memory samples")
       ->default_val(0.5)
-      ->check(kFiniteNumber)
-      ->check(CLI::Range(0.01, 3600.0));
+      ->check(finite_in_range(0.01, 3600));
   run->add_flag("--quiet,-q", args->quiet, "No summary or verdict on stderr when the job ends");
   run->add_flag("--no-netlink", args->options.disable_netlink,
                 "Do not use the netlink process connector (see deaths by waitpid and /proc scans only)");

@@ -1,12 +1,8 @@
 #include "evidence/environment_file.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-
 #include <fmt/format.h>
 
+#include "base/files_at.h"
 #include "base/read_file.h"
 #include "evidence/environment_fields.h"
 #include "evidence/json_fields.h"
@@ -22,37 +18,31 @@ struct Fields<EnvironmentSnapshot> {
                                           field("python", &T::python), field("system", &T::system)};
 };
 
-Fact<bool> write_environment_file(const std::filesystem::path& file, const EnvironmentSnapshot& snapshot) {
-  std::string text;
+namespace {
+
+Fact<std::string> environment_text(const EnvironmentSnapshot& snapshot) {
   try {
     // The command line and the settings pass the journal's redaction step.
     nlohmann::json json = write_json(snapshot);
     redact_json(json);
-    text = json.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    return json.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   } catch (const std::exception& e) {
     return Missing{MissingReason::failed, fmt::format("cannot write the environment as JSON: {}", e.what())};
   }
-  const auto temporary = file.string() + ".tmp";
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return missing_from_errno(errno, "open " + temporary);
-  std::size_t written = 0;
-  while (written < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int error = n < 0 ? errno : ENOSPC;
-      ::close(fd);
-      ::unlink(temporary.c_str());
-      return missing_from_errno(error, "write " + temporary);
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  if (::close(fd) != 0 || ::rename(temporary.c_str(), file.c_str()) != 0) {
-    const int error = errno;
-    ::unlink(temporary.c_str());
-    return missing_from_errno(error, "rename to " + file.string());
-  }
-  return true;
+}
+
+}  // namespace
+
+Fact<bool> write_environment_file(const RunDirectory& run, const EnvironmentSnapshot& snapshot) {
+  auto text = environment_text(snapshot);
+  if (!text) return text.missing();
+  return run.replace_file(kEnvironmentFileName, text.value());
+}
+
+Fact<bool> write_environment_file(const std::filesystem::path& file, const EnvironmentSnapshot& snapshot) {
+  auto text = environment_text(snapshot);
+  if (!text) return text.missing();
+  return replace_file(file, text.value());
 }
 
 Fact<EnvironmentSnapshot> read_environment_file(const std::filesystem::path& file) {

@@ -10,6 +10,7 @@
 
 #include "base/fact.h"
 #include "evidence/document.h"
+#include "evidence/job_directory.h"
 
 namespace ftdiag::evidence {
 
@@ -25,8 +26,11 @@ struct EnvironmentSnapshot {
   bool operator==(const EnvironmentSnapshot&) const = default;
 };
 
-// Writes it whole or not at all (a temporary file renamed into place): a
-// reader never sees half a snapshot.
+// Writes it whole or not at all (a temporary file renamed into place: a
+// reader never sees half a snapshot), redacted (docs/redaction.md), mode
+// 0600, never through a link (base/files_at.h): into a run folder by its
+// open descriptor, or at a path the user named (preflight --save-environment).
+Fact<bool> write_environment_file(const RunDirectory& run, const EnvironmentSnapshot& snapshot);
 Fact<bool> write_environment_file(const std::filesystem::path& file, const EnvironmentSnapshot& snapshot);
 
 // Missing with the reason when absent, unreadable or malformed.

@@ -21,6 +21,7 @@
 #include <re2/re2.h>
 #include <re2/set.h>
 
+#include "base/files_at.h"
 #include "base/read_file.h"
 #include "base/unique_fd.h"
 #include "evidence/console_summary.h"
@@ -409,27 +410,26 @@ namespace {
 // fingerprint and reads back; else compiled, and written there for the next
 // run (a temporary file renamed into place: readers see a whole file or
 // none). A cache that cannot be read or written costs only the compile.
+// Only a cache folder of our own is used: a database read back is trusted
+// code for Hyperscan, and root with another user's HOME must not load what
+// that user put there.
 std::variant<parse::MultiPattern, std::string> compiled_patterns(const std::vector<std::string>& all,
                                                                  const std::optional<fs::path>& cache_dir) {
   if (!cache_dir) return parse::MultiPattern::compile(all);
-  const fs::path file = *cache_dir / ("patterns-" + parse::MultiPattern::fingerprint(all) + ".hsdb");
-  if (auto bytes = read_small_file(file, std::size_t{64} << 20)) {
+  auto folder = make_directories(*cache_dir);
+  struct stat st {};
+  if (!folder || ::fstat(folder->get(), &st) != 0 || st.st_uid != ::geteuid() || (st.st_mode & 022) != 0) {
+    return parse::MultiPattern::compile(all);
+  }
+  const std::string file = "patterns-" + parse::MultiPattern::fingerprint(all) + ".hsdb";
+  if (auto bytes = read_small_file_at(folder->get(), file, std::size_t{64} << 20)) {
     if (auto loaded = parse::MultiPattern::deserialize(bytes.value(), all.size())) return std::move(*loaded);
   }
   auto compiled = parse::MultiPattern::compile(all);
   const auto* multi = std::get_if<parse::MultiPattern>(&compiled);
   if (!multi) return compiled;
-  const auto bytes = multi->serialize();
-  std::error_code ec;
-  fs::create_directories(*cache_dir, ec);
-  if (!bytes || ec) return compiled;
-  fs::permissions(*cache_dir, fs::perms::owner_all, fs::perm_options::replace, ec);
-  const fs::path temporary = file.string() + "." + std::to_string(::getpid()) + ".tmp";
-  UniqueFd out(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (!out.valid()) return compiled;
-  const bool written = ::write(out.get(), bytes->data(), bytes->size()) == static_cast<ssize_t>(bytes->size());
-  out.reset();
-  if (!written || ::rename(temporary.c_str(), file.c_str()) != 0) ::unlink(temporary.c_str());
+  // Created 0600 and never through a link (base/files_at.h).
+  if (const auto bytes = multi->serialize()) replace_file_at(folder->get(), file, *bytes);
   return compiled;
 }
 

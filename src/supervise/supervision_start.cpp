@@ -59,7 +59,7 @@ void Supervision::prepare_probes() {
   };
   mechanisms.emplace("crash-probe", as_mechanism(probe_files_.crash_library));
   mechanisms.emplace("python-probe", as_mechanism(probe_files_.python_folder));
-  if (auto socket = ProbeSocket::open(dir_.path())) {
+  if (auto socket = ProbeSocket::open(dir_)) {
     probe_socket_.emplace(std::move(socket).value());
     mechanisms.emplace("probe-socket", true);
   } else {

@@ -18,6 +18,7 @@
 #include "collect/oom_daemons.h"
 #include "collect/probe_location.h"
 #include "supervise/job_identity.h"
+#include "supervise/probe_leftovers.h"
 #include "supervise/signal_policy.h"
 #include "supervise/spawn.h"
 #include "supervise/supervision.h"
@@ -53,6 +54,10 @@ void Supervision::finish() {
                                                               still.size(), fmt::join(still, ", "))});
   }
   finish_gpu_watch();
+  // The stacks were read above; what the probes left empty holds nothing,
+  // nor does the socket once the job is gone.
+  remove_empty_probe_files(dir_.fd());
+  probe_socket_.reset();
   syncer_.reset();  // joins the worker after its last sync (none when it could not start)
   console_.finish();
   journal_.append_durable(evidence::RunEnded{wall_clock_now(), *job_status_});
@@ -183,7 +188,9 @@ std::variant<SupervisedJob, SupervisorFailure> Supervision::run() {
   console_.set_observer(nullptr);
   auto run = std::move(live_).finish(dir_.path().filename().string());
   run.console = std::move(console_summary_).finish();
-  return SupervisedJob{*job_status_, dir_.path(), std::move(run)};
+  auto shared = dir_.share();
+  return SupervisedJob{*job_status_, dir_.path(), shared ? std::optional(std::move(shared).value()) : std::nullopt,
+                       std::move(run)};
 }
 
 std::variant<SupervisedJob, SupervisorFailure> supervise(const SupervisorOptions& options) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "evidence/document.h"
 #include "evidence/phase_table.h"
 #include "evidence/exit_status.h"
+#include "evidence/job_directory.h"
 #include "parse/line_events.h"
 
 namespace ftdiag::supervise {
@@ -42,6 +44,9 @@ struct SupervisorOptions {
 struct SupervisedJob {
   evidence::ExitStatus status;
   std::filesystem::path run_dir;
+  // The run folder held open: what is written after the job (environment.json)
+  // goes into the folder the journal is in, whatever became of its path.
+  std::optional<evidence::RunDirectory> dir;
   evidence::RunEvidence run;  // what the journal holds, folded as it was written
 };
 

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <cstdio>
 #include <stdexcept>
 #include <thread>
 
@@ -389,6 +390,14 @@ std::vector<fs::path> run_folders(const fs::path& job_dir) {
   }
   std::sort(folders.begin(), folders.end());
   return folders;
+}
+
+std::string octal_mode(const fs::path& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) throw std::runtime_error("cannot stat " + path.string());
+  char text[16];
+  std::snprintf(text, sizeof text, "%o", static_cast<unsigned>(st.st_mode & 07777));
+  return text;
 }
 
 std::string read_text(const fs::path& file) {

@@ -157,6 +157,9 @@ bool has_witness(const json& death, std::string_view witness);
 // Run folders in a job directory, sorted.
 std::vector<fs::path> run_folders(const fs::path& job_dir);
 std::string read_text(const fs::path& file);
+// The permission bits of PATH itself (a link's own, not its target's) in
+// octal, "600"; the test fails when PATH cannot be stat'ed.
+std::string octal_mode(const fs::path& path);
 void write_text(const fs::path& file, std::string_view text);
 // The journal's records that parse (others are skipped).
 std::vector<json> read_journal(const fs::path& run_dir);

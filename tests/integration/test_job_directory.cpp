@@ -15,18 +15,6 @@
 namespace ftdiag::itest {
 namespace {
 
-mode_t mode_of(const fs::path& path) {
-  struct stat st {};
-  REQUIRE_MESSAGE(::lstat(path.c_str(), &st) == 0, "cannot stat ", path.string());
-  return st.st_mode & 07777;
-}
-
-std::string octal(mode_t mode) {
-  std::ostringstream text;
-  text << std::oct << mode;
-  return text.str();
-}
-
 // Every {"missing": ...} in the document, with where it is.
 void collect_missing(const json& j, const std::string& where, std::vector<std::string>& without_detail) {
   if (j.is_object()) {
@@ -49,13 +37,13 @@ TEST_CASE("job_directory: --job-dir is created with missing parents, folders 070
   launch.umask = 0;
   auto outcome = run(launch);
   REQUIRE_MESSAGE(outcome.exited_with(0), outcome.describe());
-  CHECK(octal(mode_of(tmp / "deep")) == "700");
-  CHECK(octal(mode_of(job_dir)) == "700");
+  CHECK(octal_mode(tmp / "deep") == "700");
+  CHECK(octal_mode(job_dir) == "700");
   auto folders = run_folders(job_dir);
   REQUIRE(folders.size() == 1);
-  CHECK(octal(mode_of(folders[0])) == "700");
-  CHECK(octal(mode_of(folders[0] / "journal.jsonl")) == "600");
-  CHECK(octal(mode_of(folders[0] / "console.log")) == "600");
+  CHECK(octal_mode(folders[0]) == "700");
+  CHECK(octal_mode(folders[0] / "journal.jsonl") == "600");
+  CHECK(octal_mode(folders[0] / "console.log") == "600");
 }
 
 TEST_CASE("job_directory: runs sharing one --job-dir get a folder each, and analyze shows them all") {

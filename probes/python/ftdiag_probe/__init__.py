@@ -74,8 +74,8 @@ def _note(line):
     if st is None:
         return
     try:
-        fd = os.open(os.path.join(st.run_dir, "python-probe.%d.txt" % st.pid),
-                     os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = _open_private(os.path.join(st.run_dir, "python-probe.%d.txt" % st.pid),
+                           os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC)
         try:
             os.write(fd, (line + "\n").encode("utf-8", "replace"))
         finally:
@@ -113,9 +113,15 @@ def _header(parent=None):
     _note("\n".join(lines))
 
 
+def _open_private(path, flags):
+    """Mode 0600 whatever the umask allows more of, never through a link."""
+    return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0), 0o600)
+
+
 def _open_run_file(stem):
     st = _state
-    return open(os.path.join(st.run_dir, "%s.%d.txt" % (stem, st.pid)), "ab", buffering=0)
+    return open(os.path.join(st.run_dir, "%s.%d.txt" % (stem, st.pid)), "ab", buffering=0,
+                opener=_open_private)
 
 
 # ------------------------------------------------------------------ faulthandler
