@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -35,6 +36,18 @@ struct AnalyzeArguments {
 
 int exit_code_for(const Missing& missing) {
   return missing.reason == MissingReason::permission_denied ? kExitInputUnreadable : kExitInputNotFound;
+}
+
+// When every collector that recognised something failed to read it: the
+// reason to exit with (permission denied when any was).
+std::optional<Missing> nothing_read(const evidence::EvidenceDocument& document) {
+  if (document.collectors.empty()) return std::nullopt;
+  std::optional<Missing> reason;
+  for (const auto& collector : document.collectors) {
+    if (collector.outcome) return std::nullopt;
+    if (!reason || collector.outcome.missing().reason == MissingReason::permission_denied) reason = collector.outcome.missing();
+  }
+  return reason;
 }
 
 // Where a run's folder is: a PATH that is itself the run folder, or the
@@ -84,6 +97,16 @@ int analyze(const AnalyzeArguments& args) {
   if (!document) {
     std::fprintf(stderr, "ftdiag analyze: %s\n", document.missing().detail.c_str());
     return exit_code_for(document.missing());
+  }
+  // Something was recognised but none of it could be read (every file
+  // unreadable to this user, say): there is nothing to judge, and a verdict
+  // of "unknown" would hide why.
+  if (auto unread = nothing_read(document.value())) {
+    for (const auto& collector : document->collectors) {
+      std::fprintf(stderr, "ftdiag analyze: the %s collector could not read its evidence: %s\n", collector.name.c_str(),
+                   collector.outcome.missing().detail.c_str());
+    }
+    return exit_code_for(*unread);
   }
   if (args.facts) {
     // What the rules see, for writing a rule or a rule test from a real job.

@@ -10,16 +10,15 @@ namespace ftdiag::cli {
 CLI::Validator finite_in_range(double low, double high) {
   return CLI::Validator(
       [low, high](std::string& text) -> std::string {
-        double value = 0;
+        const std::string refused = fmt::format("must be a number from {} to {}, not \"{}\"", low, high, text);
         try {
           std::size_t used = 0;
-          value = std::stod(text, &used);
-          if (used != text.size()) return {};  // not a number: the option's own conversion says so
+          const double value = std::stod(text, &used);
+          if (used == text.size() && std::isfinite(value) && value >= low && value <= high) return {};
         } catch (const std::exception&) {
-          return {};
+          // Not a number, or beyond a double's range ("1e999").
         }
-        if (std::isfinite(value) && value >= low && value <= high) return {};
-        return fmt::format("must be a number from {} to {}, not {}", low, high, text);
+        return refused;
       },
       // What --help shows after the option's type.
       fmt::format("{} to {}", low, high));

@@ -142,10 +142,12 @@ evidence::CollectorReport LogFilesCollector::collect(const fs::path& path, const
   for (auto& thread : pool) thread.join();
 
   auto& host = host_of_path_sources(document);
+  bool denied = false;
   for (std::size_t i = 0; i < files.size(); ++i) {
     report.sources.push_back(files[i].string());
     if (!scanned[i]) {
       problems.push_back(scanned[i].missing().detail);
+      denied = denied || scanned[i].missing().reason == MissingReason::permission_denied;
       continue;
     }
     auto& log = scanned[i].value();
@@ -155,7 +157,10 @@ evidence::CollectorReport LogFilesCollector::collect(const fs::path& path, const
   if (!problems.empty()) {
     std::string all;
     for (const auto& p : problems) all += (all.empty() ? "" : "; ") + p;
-    report.outcome = Missing{files.empty() ? MissingReason::not_present : MissingReason::failed, all};
+    report.outcome = Missing{files.empty() ? MissingReason::not_present
+                             : denied      ? MissingReason::permission_denied
+                                           : MissingReason::failed,
+                             all};
   }
   return report;
 }

@@ -174,4 +174,23 @@ TEST_CASE("crash_safety: an unreadable journal gives a clear message, not a cras
   }
 }
 
+TEST_CASE("crash_safety: a folder whose every log is unreadable exits 4 and says why, with no verdict") {
+  TempDir tmp;
+  const fs::path folder = tmp / "logs";
+  fs::create_directories(folder);
+  write_text(folder / "train.log", "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\nRuntimeError: boom\n");
+  fs::permissions(folder / "train.log", fs::perms::none);
+  // Root reads any file whatever its mode: read as nobody.
+  fs::permissions(tmp.path(), fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(folder, fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  Launch launch{{ftdiag_binary().string(), "analyze", folder.string()}};
+  if (::geteuid() == 0) launch.uid = kNobody;
+  auto outcome = run(launch);
+  REQUIRE_MESSAGE(ended_normally(outcome), outcome.describe());
+  CHECK_MESSAGE(outcome.exited_with(4), outcome.describe());
+  CHECK_MESSAGE(outcome.err.find("train.log") != std::string::npos, outcome.err);
+  CHECK_MESSAGE(outcome.err.find("ermission denied") != std::string::npos, outcome.err);
+  CHECK(outcome.out.find("verdict") == std::string::npos);
+}
+
 }  // namespace ftdiag::itest
