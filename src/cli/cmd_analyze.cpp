@@ -1,5 +1,6 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -128,6 +129,15 @@ int analyze(const AnalyzeArguments& args) {
     if (!collector.outcome) {
       std::cout << fmt::format("ftdiag: the {} collector could not read its evidence: {}\n", collector.name,
                                collector.outcome.missing().detail);
+    }
+  }
+  // A core the user named that could not be unwound is said, not dropped.
+  for (const auto& host : document->hosts) {
+    for (const auto& crash : host.crashes) {
+      const bool named = std::find(args.cores.begin(), args.cores.end(), crash.from.file) != args.cores.end();
+      if (named && crash.frames.empty() && !crash.problems.empty()) {
+        std::cout << fmt::format("ftdiag: the core file {} could not be used: {}\n", crash.from.file, crash.problems.front());
+      }
     }
   }
   std::cout << report::render_verdict(judgement);

@@ -102,6 +102,12 @@ int preflight(const PreflightArguments& args) {
       .probe_gpus = !args.no_gpu,
       .gpu_deadline = std::chrono::milliseconds(static_cast<long>(args.gpu_timeout_s * 1000))};
   auto snapshot = collectors::collect_environment(request);
+  // The interpreter asked for by name must be the one read: one that could
+  // not be is the user's input unusable, not a check that quietly passed.
+  if (!args.python.empty()) {
+    const auto& read = snapshot.python ? snapshot.python->read : Fact<bool>(snapshot.python.missing());
+    if (!read) return unusable_input(read.missing().detail);
+  }
   if (!args.save_environment.empty()) {
     auto written = evidence::write_environment_file(args.save_environment, snapshot);
     if (!written) {

@@ -251,6 +251,16 @@ TEST_CASE("core files: a cut core is refused as truncated and a corrupted one is
   }
 }
 
+TEST_CASE("core files: a --core that is not a core is said in the text report, not dropped") {
+  TempDir tmp;
+  write_text(tmp / "train.log", "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\nRuntimeError: boom\n");
+  write_text(tmp / "core.1234", "not a core at all\n");
+  auto outcome = run(Launch{{ftdiag_binary().string(), "analyze", (tmp / "train.log").string(), "--core", (tmp / "core.1234").string()}}, 60);
+  REQUIRE_MESSAGE(outcome.exited_with(0), outcome.describe());
+  CHECK_MESSAGE(outcome.out.find("the core file " + (tmp / "core.1234").string() + " could not be used") != std::string::npos, outcome.out);
+  CHECK(outcome.out.find("not an ELF file") != std::string::npos);
+}
+
 TEST_CASE("core files: a program replaced on disk since the crash is not named from the new file") {
   TempDir tmp;
   const fs::path program = tmp / "die";

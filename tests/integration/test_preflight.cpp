@@ -271,6 +271,15 @@ TEST_CASE("preflight: usage errors exit 2") {
   CHECK(contains(nan_timeout.err, "nan"));
 }
 
+TEST_CASE("preflight: an interpreter named by --python that cannot be read exits 4 and says why") {
+  auto missing = preflight({"--no-gpu", "--python", "/nonexistent/python3"}, {});
+  CHECK_MESSAGE(missing.exited_with(4), missing.describe());
+  CHECK(contains(missing.err, "/nonexistent/python3"));
+  auto not_python = preflight({"--no-gpu", "--python", "/etc/hostname"}, {});
+  CHECK_MESSAGE(not_python.exited_with(4), not_python.describe());
+  CHECK(contains(not_python.err, "/etc/hostname"));
+}
+
 TEST_CASE("preflight: a config it was given but cannot use exits 4 with the reason, never \"0 errors\"") {
   TempDir tmp;
   fs::create_directories(tmp / "model");
