@@ -4,6 +4,8 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -23,6 +25,12 @@ Fact<std::vector<int>> parse_cgroup_procs(std::string_view text);
 // shares the cgroup") or the read that failed. Reads at most kMaxCgroups
 // cgroup.procs files.
 Fact<bool> cgroup_holds_only_tree_of(const SystemRoots& roots, const std::filesystem::path& cgroup_dir, int root_pid);
+
+// The first process in `cgroup_dir` or below that is outside root_pid's
+// tree, as "pid 812 (bash)"; nullopt when the tree has the cgroup to itself.
+// Missing: a read failed. (cgroup_holds_only_tree_of is this as a yes/no.)
+Fact<std::optional<std::string>> first_process_outside_tree(const SystemRoots& roots, const std::filesystem::path& cgroup_dir,
+                                                            int root_pid);
 
 inline constexpr std::size_t kMaxCgroups = 256;
 

@@ -37,7 +37,9 @@ namespace ftdiag::evidence {
 //      the phases it marks and its last lines by line number, and how many
 //      kernel lines it held; a host carries the values environment
 //      reports stated (reported).
-inline constexpr int kSchemaVersion = 7;
+//   8  cgroup readings say which process outside the job shares the cgroup
+//      (shared_with): its figures are then not the job's alone.
+inline constexpr int kSchemaVersion = 8;
 
 // One process of the job tree, kept whole: the job itself, every process
 // that died by a signal or failed, every one still running at the end, and

@@ -38,7 +38,8 @@ struct Fields<CgroupMemory> {
       field("swap_bytes", &T::swap),            field("anon_bytes", &T::anon),
       field("file_bytes", &T::file),            field("shmem_bytes", &T::shmem),
       field("under_oom", &T::under_oom),        field("peak_reset", &T::peak_reset),
-      field("oom_group_kill", &T::oom_group_kill), field("oom_group", &T::oom_group)};
+      field("oom_group_kill", &T::oom_group_kill), field("oom_group", &T::oom_group),
+      field("shared_with", &T::shared_with)};
 };
 
 template <>

@@ -32,7 +32,9 @@ using model::Bytes;
 // 5: the probes inside the job (docs/probes.md): phase markers (probe), the
 // last gasp before memory ran out (gasp) and the Python stacks it took (stacks).
 // 6: GPU memory per device and process, as the GPU probe sampled it (gpu).
-inline constexpr int kJournalFormat = 6;
+// 7: cgroup readings name a process outside the job that shares the cgroup
+// (shared_with).
+inline constexpr int kJournalFormat = 7;
 
 // First line of every journal: who ran what, where, and how it was watched.
 struct RunStarted {

@@ -56,6 +56,13 @@ struct CgroupMemory {
   // cgroup's whole life (earlier jobs included) and the job's peak is the
   // highest sampled usage.
   Fact<bool> peak_reset = Missing{MissingReason::not_present, "the peak was not reset"};
+  // Processes outside the watched job's tree are charged to this cgroup too
+  // (a job started in a login session's or a container's cgroup, with no
+  // cgroup of its own): `usage` and `peak` are then the cgroup's, not the
+  // job's alone. `shared_with` names the first such process found when
+  // ftdiag began watching the cgroup, "pid 812 (bash)"; empty when the job's
+  // tree had it to itself; Missing when that could not be read.
+  Fact<std::string> shared_with = Missing{MissingReason::not_present, "not checked"};
   // v2 memory.events "oom": times the limit was hit and an allocation was
   // about to fail. v1 has no such counter.
   Fact<std::uint64_t> oom_events = Missing{};

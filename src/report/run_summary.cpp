@@ -85,7 +85,15 @@ void append_deaths(std::string& out, const RunEvidence& run) {
 // highest sampled usage when the kernel's could not be the job's own.
 std::string peak_basis(const model::CgroupMemory& c) {
   if (c.peak_reset.value_or(false)) return "";
+  if (!c.shared_with.value_or("").empty()) return " (sampled: the cgroup's, not the job's alone)";
   return " (sampled)";
+}
+
+// A cgroup the job shares with processes outside its tree is named as such:
+// its figures are not the job's.
+std::string sharing(const model::CgroupMemory& c) {
+  const auto with = c.shared_with.value_or("");
+  return with.empty() ? "" : fmt::format(", shared with {} and others outside the job", with);
 }
 
 // The cgroup's counters count from its creation, earlier jobs included: the
@@ -104,7 +112,7 @@ void append_memory(std::string& out, const RunEvidence& run) {
   const auto& m = run.memory;
   if (m.cgroup_last) {
     const auto& c = m.cgroup_last.value();
-    std::string line = fmt::format("  cgroup v{} {}: peak {}{}", c.version, c.path,
+    std::string line = fmt::format("  cgroup v{} {}{}: peak {}{}", c.version, c.path, sharing(c),
                                    m.cgroup_peak ? format_bytes(m.cgroup_peak.value()) : "unknown",
                                    m.cgroup_peak ? peak_basis(c) : "");
     if (c.limit && c.limit.value()) {

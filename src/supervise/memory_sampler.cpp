@@ -94,10 +94,21 @@ bool MemorySampler::locate_from(std::unique_ptr<collect::MemoryCgroup> fresh) {
 // ours. Resetting v1's shared watermark is only ours to do when nothing but
 // ftdiag's own tree is in the cgroup (ftdiag runs in it too, and is the
 // tree's root); v2 resets a private view and needs no such check.
+// Who else is charged to the cgroup is looked up once, as it is found: a
+// job without a cgroup of its own shares its parent's with everything else
+// there, and then the cgroup's figures are not the job's alone.
 void MemorySampler::reset_peak() {
-  const Fact<bool> sole_user = cgroup_->version() == 1
-                                   ? collect::cgroup_holds_only_tree_of(roots_, cgroup_->directory(), supervisor_pid_)
-                                   : Fact<bool>(true);
+  const auto outsider = collect::first_process_outside_tree(roots_, cgroup_->directory(), supervisor_pid_);
+  if (!outsider) {
+    shared_with_ = outsider.missing();
+  } else {
+    shared_with_ = outsider->value_or("");
+  }
+  Fact<bool> sole_user = true;
+  if (cgroup_->version() == 1) {
+    if (!outsider) sole_user = outsider.missing();
+    else if (outsider->has_value()) sole_user = Missing{MissingReason::not_present, **outsider + " shares the cgroup"};
+  }
   cgroup_->reset_peak(sole_user);
 }
 
@@ -120,6 +131,7 @@ evidence::MemorySample MemorySampler::sample(const std::vector<int>& pids, doubl
   s.node = node_memory(roots_);
   if (cgroup_) {
     s.cgroup = cgroup_->read();
+    if (s.cgroup) s.cgroup->shared_with = shared_with_;
   } else {
     s.cgroup = cgroup_missing_;
   }

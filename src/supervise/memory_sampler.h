@@ -58,6 +58,7 @@ class MemorySampler {
   int supervisor_pid_;
   std::unique_ptr<collect::MemoryCgroup> cgroup_;
   Missing cgroup_missing_{MissingReason::not_present, "cgroup not located yet"};
+  Fact<std::string> shared_with_ = Missing{MissingReason::not_present, "not checked"};  // model::CgroupMemory::shared_with
 };
 
 }  // namespace ftdiag::supervise

@@ -96,6 +96,7 @@ TEST_CASE("reused cgroup v1: a job alone in it after an OOM kill gets its own pe
   auto job = small_job_after(*cgroup, tmp);
   check_own_figures(job);
   CHECK(job.run["memory"]["cgroup"]["peak_reset"] == true);
+  CHECK(job.run["memory"]["cgroup"]["shared_with"] == "");  // the job's tree had it to itself
   // The kernel's peak, reset as the job started, is the job's own.
   CHECK(job.run["memory"]["cgroup"]["peak_bytes"].get<std::uint64_t>() < kOwnPeakCeiling);
 }
@@ -116,7 +117,12 @@ TEST_CASE("reused cgroup v1: shared with another process, the peak is sampled an
   REQUIRE_MESSAGE(reset.is_object(), reset.dump());
   const std::string detail = reset["missing"]["detail"].get<std::string>();
   CHECK_MESSAGE(detail.find("(sleep) shares the cgroup") != std::string::npos, detail);
-  CHECK_MESSAGE(job.text.find("(sampled)") != std::string::npos, job.text);
+  // Who shares it is recorded, and the summary says the figures are the cgroup's.
+  const auto shared_with = job.run["memory"]["cgroup"]["shared_with"];
+  CHECK_MESSAGE(shared_with.is_string(), shared_with.dump());
+  CHECK_MESSAGE(shared_with.dump().find("(sleep)") != std::string::npos, shared_with.dump());
+  CHECK_MESSAGE(job.text.find("shared with pid") != std::string::npos, job.text);
+  CHECK_MESSAGE(job.text.find("(sampled: the cgroup's, not the job's alone)") != std::string::npos, job.text);
   // The kernel's figure is still the earlier job's: left as read, unused.
   CHECK(read_number(cgroup->directory() / "memory.max_usage_in_bytes") >= kLimit / 10 * 9);
 }
