@@ -24,6 +24,23 @@ Outcome run_shell_job(const fs::path& job_dir, const std::string& script) {
   return run(Launch{ftdiag_run(job_dir, {"/bin/sh", "-c", script})}, 60);
 }
 
+// Every entry of a run folder: files 0600 and not empty (console.log aside:
+// the job's own output, which may be none), folders 0700, no socket left.
+void check_private_and_nothing_empty(const fs::path& run_dir) {
+  for (const auto& entry : fs::recursive_directory_iterator(run_dir)) {
+    const auto name = entry.path().filename().string();
+    CAPTURE(name);
+    CHECK(name != "probe.sock");
+    if (entry.is_symlink()) continue;
+    if (entry.is_directory()) {
+      CHECK(octal_mode(entry.path()) == "700");
+      continue;
+    }
+    CHECK(octal_mode(entry.path()) == "600");
+    if (name != "console.log") CHECK(fs::file_size(entry.path()) > 0);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("planted links: environment.json and its temporary name planted as links by the job leave their targets as they were") {
@@ -108,23 +125,33 @@ TEST_CASE("planted links: under umask 000 every file of a Python job's run is 06
   REQUIRE_MESSAGE(outcome.exited_with(0), outcome.describe());
   auto folders = run_folders(job_dir);
   REQUIRE(folders.size() == 1);
+  check_private_and_nothing_empty(folders[0]);
   int probe_files = 0;
-  for (const auto& entry : fs::recursive_directory_iterator(folders[0])) {
-    const auto name = entry.path().filename().string();
-    CAPTURE(name);
-    CHECK(name != "probe.sock");
-    if (entry.is_symlink()) continue;
-    if (entry.is_directory()) {
-      CHECK(octal_mode(entry.path()) == "700");
-    } else {
-      CHECK(octal_mode(entry.path()) == "600");
-      // Nothing the probes made is left holding nothing (console.log is
-      // the job's output, and this job printed none).
-      if (name != "console.log") CHECK(fs::file_size(entry.path()) > 0);
-      if (name.starts_with("python-probe.")) ++probe_files;
-    }
+  for (const auto& entry : fs::directory_iterator(folders[0])) {
+    if (entry.path().filename().string().starts_with("python-probe.")) ++probe_files;
   }
   CHECK(probe_files == 3);  // the probe ran in all three processes
+}
+
+TEST_CASE("planted links: after real deaths of each kind under umask 000, the run folder is private and holds nothing empty") {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> jobs = {
+      {"native segfault", crasher_argv("die", {"segv"})},
+      {"abort", crasher_argv("die", {"abort"})},
+      {"Python segfault in native code", {"/usr/bin/python3", "-c", "import ctypes; ctypes.string_at(0)"}},
+      {"Python killed by SIGKILL", {"/usr/bin/python3", "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"}},
+      {"Python exception", {"/usr/bin/python3", "-c", "raise SystemExit('failed')"}},
+  };
+  for (const auto& [what, argv] : jobs) {
+    CAPTURE(what);
+    TempDir tmp;
+    Launch launch{ftdiag_run(tmp / "job", argv)};
+    launch.umask = 0;
+    auto outcome = run(launch, 60);
+    CHECK_MESSAGE(!outcome.exited_with(0), outcome.describe());
+    auto folders = run_folders(tmp / "job");
+    REQUIRE(folders.size() == 1);
+    check_private_and_nothing_empty(folders[0]);
+  }
 }
 
 }  // namespace ftdiag::itest
