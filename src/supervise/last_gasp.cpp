@@ -1,19 +1,21 @@
 #include "supervise/last_gasp.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
 
 #include <fmt/format.h>
 
 #include "base/read_file.h"
+#include "base/unique_fd.h"
 #include "collect/proc_statm.h"
 
 namespace ftdiag::supervise {
 
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -24,21 +26,22 @@ constexpr double kStacksGiveUpSeconds = 3;
 constexpr std::size_t kMaxStacksBytes = 256 * 1024;
 constexpr std::size_t kMaxSmapsBytes = 8 * 1024;
 
-std::uintmax_t size_of(const fs::path& file) {
-  std::error_code ec;
-  const auto size = fs::file_size(file, ec);
-  return ec ? 0 : size;
+// The probes' files are read through the run folder's open descriptor, never
+// through a link (the job can swap its run folder or plant links in it).
+std::uintmax_t size_of(int dir_fd, const std::string& name) {
+  struct stat st {};
+  if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) return 0;
+  return static_cast<std::uintmax_t>(st.st_size);
 }
 
-fs::path stacks_file(const fs::path& run_dir, int pid) { return run_dir / fmt::format("python-stacks.{}.txt", pid); }
+std::string stacks_file(int pid) { return fmt::format("python-stacks.{}.txt", pid); }
 
-std::string read_from(const fs::path& file, std::uintmax_t offset, std::size_t max) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return {};
-  in.seekg(static_cast<std::streamoff>(offset));
+std::string read_from(int dir_fd, const std::string& name, std::uintmax_t offset, std::size_t max) {
+  UniqueFd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd.valid()) return {};
   std::string text(max, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(max));
-  text.resize(static_cast<std::size_t>(in.gcount()));
+  const ssize_t n = ::pread(fd.get(), text.data(), max, static_cast<off_t>(offset));
+  text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
   return text;
 }
 
@@ -80,8 +83,8 @@ double LastGasp::interval(double configured) const {
   return last_pressure_ >= kNearThreshold || !pending_.empty() ? std::min(configured, kFastInterval) : configured;
 }
 
-std::optional<int> stack_signal_of(const fs::path& run_dir, const collect::SystemRoots& roots, int pid) {
-  auto probe = read_small_file(run_dir / fmt::format("python-probe.{}.txt", pid), 64 * 1024);
+std::optional<int> stack_signal_of(int run_dir_fd, const collect::SystemRoots& roots, int pid) {
+  auto probe = read_small_file_at(run_dir_fd, fmt::format("python-probe.{}.txt", pid), 64 * 1024);
   if (!probe) return std::nullopt;
   // The last block's: an exec'd Python appends a new "probe 1" block.
   const auto& text = probe.value();
@@ -97,10 +100,9 @@ std::optional<int> stack_signal_of(const fs::path& run_dir, const collect::Syste
 }
 
 bool LastGasp::ask_for_stacks(int pid, double now) {
-  const auto signal = stack_signal_of(run_dir_, roots_, pid);
+  const auto signal = stack_signal_of(run_dir_fd_, roots_, pid);
   if (!signal) return false;
-  const auto file = stacks_file(run_dir_, pid);
-  const auto offset = size_of(file);
+  const auto offset = size_of(run_dir_fd_, stacks_file(pid));
   if (::kill(pid, *signal) != 0) return false;
   pending_.push_back(Pending{pid, offset, offset, now});
   return true;
@@ -150,13 +152,13 @@ std::optional<evidence::LastGasp> LastGasp::consider(const evidence::MemorySampl
 std::vector<evidence::PythonStacksTaken> LastGasp::collect_stacks(double now, bool final) {
   std::vector<evidence::PythonStacksTaken> taken;
   std::erase_if(pending_, [&](Pending& pending) {
-    const auto file = stacks_file(run_dir_, pending.pid);
-    const auto size = size_of(file);
+    const auto file = stacks_file(pending.pid);
+    const auto size = size_of(run_dir_fd_, file);
     const bool grew = size > pending.offset;
     const bool settled = grew && size == pending.seen_size && now - pending.asked_at >= kStacksSettleSeconds;
     pending.seen_size = size;
     if (grew && (settled || final)) {
-      auto text = read_from(file, pending.offset, kMaxStacksBytes);
+      auto text = read_from(run_dir_fd_, file, pending.offset, kMaxStacksBytes);
       if (!text.empty()) taken.push_back(evidence::PythonStacksTaken{now, pending.pid, std::move(text)});
       return true;
     }

@@ -34,8 +34,9 @@ class LastGasp {
   static constexpr std::size_t kLargest = 3;     // processes recorded and asked
   static constexpr std::size_t kMaxGasps = 20;   // per run
 
-  LastGasp(std::filesystem::path run_dir, collect::SystemRoots roots)
-      : run_dir_(std::move(run_dir)), roots_(std::move(roots)) {}
+  // `run_dir_fd`: the run folder's open descriptor, not owned (the
+  // supervision holds it for longer than this).
+  LastGasp(int run_dir_fd, collect::SystemRoots roots) : run_dir_fd_(run_dir_fd), roots_(std::move(roots)) {}
 
   // The sampling interval for the next tick, given the configured one.
   double interval(double configured) const;
@@ -60,7 +61,7 @@ class LastGasp {
   };
   bool ask_for_stacks(int pid, double now);
 
-  std::filesystem::path run_dir_;
+  int run_dir_fd_;
   collect::SystemRoots roots_;
   double last_pressure_ = 0;
   std::optional<double> last_gasp_at_;
@@ -73,6 +74,6 @@ class LastGasp {
 // python-probe.<pid>.txt, the last block: an exec'd Python appends its own),
 // when the process still catches it (SigCgt in /proc/PID/status): a process
 // that exec'd a program without the probe would be killed by it.
-std::optional<int> stack_signal_of(const std::filesystem::path& run_dir, const collect::SystemRoots& roots, int pid);
+std::optional<int> stack_signal_of(int run_dir_fd, const collect::SystemRoots& roots, int pid);
 
 }  // namespace ftdiag::supervise

@@ -51,7 +51,7 @@ class Supervision {
         console_summary_(options.phases, options.line_events),
         tracker_(options.roots, ::getpid()),
         sampler_(options.roots),
-        last_gasp_(dir_.path(), options.roots) {}
+        last_gasp_(dir_.fd(), options.roots) {}
 
   std::variant<SupervisedJob, SupervisorFailure> run();
 
