@@ -9,21 +9,47 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/install-deps.sh
+# Each phase's wall time is printed as it ends and again in the summary, so a
+# slow CI run says where its time went.
+phase_times=()
+timed() {
+  local name=$1 start=$SECONDS status=0
+  shift
+  "$@" || status=$?
+  phase_times+=("$(printf '%-22s %5d s' "$name" $((SECONDS - start)))")
+  echo "== $name: $((SECONDS - start)) s"
+  return "$status"
+}
+
+print_phase_times() {
+  echo "== phase times"
+  printf '%s\n' "${phase_times[@]}"
+}
+# Printed however the script ends, so a failed run also says where its time went.
+trap print_phase_times EXIT
+
+timed install-deps scripts/install-deps.sh
 
 summary=()
 
 # A test that cannot run here exits 77 and ctest lists it as skipped, never as
 # passed; the count of each preset is printed again at the end.
+build_preset() {
+  cmake --preset "$1" >/dev/null && cmake --build --preset "$1"
+}
+
+test_preset() {
+  ctest --preset "$1" --timeout 600 2>&1 | tee "$2"
+}
+
 run_preset() {
   local preset=$1 log
   echo "== $preset: configure and build"
-  cmake --preset "$preset" >/dev/null
-  cmake --build --preset "$preset"
+  timed "$preset build" build_preset "$preset"
   echo "== $preset: test"
   log=$(mktemp)
   local status=0
-  ctest --preset "$preset" --timeout 600 2>&1 | tee "$log" || status=$?
+  timed "$preset test" test_preset "$preset" "$log" || status=$?
   local total skipped
   total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$log" | tail -1)
   skipped=$(grep -c '(Skipped)$' "$log" || true)
