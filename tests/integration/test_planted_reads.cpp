@@ -88,7 +88,7 @@ TEST_CASE("planted reads: links out of a user's folder and a root-only file in i
   CHECK(logs.find("console.log: the link leaves the tree") != std::string::npos);
   CHECK(logs.find("env_report.txt: the link leaves the tree") != std::string::npos);
   CHECK(logs.find("notes.log: the tree's owner (uid 65534) cannot read it") != std::string::npos);
-  const std::string configs = sources_of(analysis.document, "config-files");
+  const std::string configs = sources_of(analysis.document, "configs");
   CAPTURE(configs);
   CHECK(configs.find("ds_config.json: the link leaves the tree") != std::string::npos);
 }
