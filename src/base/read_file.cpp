@@ -41,4 +41,8 @@ Fact<std::string> read_small_file_at(int dir_fd, const std::string& name, std::s
   return read_up_to(fd.get(), max_bytes, name);
 }
 
+Fact<std::string> read_small_file_fd(int fd, const std::string& name, std::size_t max_bytes) {
+  return read_up_to(fd, max_bytes, name);
+}
+
 }  // namespace ftdiag

@@ -18,4 +18,8 @@ Fact<std::string> read_small_file(const std::filesystem::path& path,
 // and without waiting on a FIFO planted under that name (O_NONBLOCK).
 Fact<std::string> read_small_file_at(int dir_fd, const std::string& name, std::size_t max_bytes = 1 << 20);
 
+// The same from a descriptor already open (its position onwards); `name`
+// is for the message.
+Fact<std::string> read_small_file_fd(int fd, const std::string& name, std::size_t max_bytes = 1 << 20);
+
 }  // namespace ftdiag

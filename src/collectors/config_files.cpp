@@ -1,5 +1,7 @@
 #include "collectors/config_files.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -8,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "base/read_file.h"
+#include "base/tree_reads.h"
 #include "collect/checkpoint_scan.h"
 #include "collect/config_text.h"
 #include "collect/model_weights.h"
@@ -45,17 +48,20 @@ bool holds_nul(std::string_view text) { return text.substr(0, 4096).find('\0') !
 struct Candidate {
   std::optional<collect::ConfigReading> reading;
   std::string problem;  // why it could not be read; empty when it could
+  bool denied = false;  // refused (base/tree_reads.h) or not permitted
 };
 
-Candidate read_candidate(const fs::path& file, std::size_t at_most) {
-  std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) return {};  // a FIFO or a socket would block the read
+Candidate read_candidate(const TreeReads& tree, const fs::path& file, std::size_t at_most) {
+  auto fd = tree.open_file(file);  // never a FIFO or a socket: they would block the read
+  if (!fd && fd.missing().reason == MissingReason::not_present) return {};
+  if (!fd) return {std::nullopt, fd.missing().detail, fd.missing().reason == MissingReason::permission_denied};
   const std::size_t limit = file.filename() == "trainer_state.json" ? collect::kMaxTrainerStateBytes : kMaxConfigBytes;
-  if (const auto size = fs::file_size(file, ec); !ec && size > limit && at_most >= limit) {
+  struct stat st {};
+  if (::fstat(fd->get(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) > limit && at_most >= limit) {
     return {std::nullopt, fmt::format("{}: skipped, {:.1f} MiB is more than the {} MiB a configuration may be", file.string(),
-                                      static_cast<double>(size) / (1 << 20), limit >> 20)};
+                                      static_cast<double>(st.st_size) / (1 << 20), limit >> 20)};
   }
-  auto text = read_small_file(file, std::min(limit, at_most));
+  auto text = read_small_file_fd(fd->get(), file.string(), std::min(limit, at_most));
   if (!text) return {std::nullopt, text.missing().detail};
   if (holds_nul(*text)) return {};  // binary: not a configuration
   return {collect::read_config_text(*text), {}};
@@ -75,13 +81,18 @@ bool is_config_candidate(const fs::path& file) {
   return std::any_of(kHints.begin(), kHints.end(), [&](std::string_view hint) { return name.find(hint) != std::string::npos; });
 }
 
+// A configuration refused (a link out of the tree, say) is recognised too:
+// the refusal is then said in the evidence, not passed over.
 bool ConfigFilesCollector::recognises(const fs::path& path) const {
+  auto tree = TreeReads::open(path);
+  if (!tree) return false;
   bool found = false;
   std::size_t tried = 0;
   TreeVisitor visitor;
   visitor.file = [&](const fs::path& file) {
     if (!worth_reading(file)) return WalkStep::go_on;
-    found = read_candidate(file, kRecogniseBytes).reading.has_value();
+    const auto candidate = read_candidate(*tree, file, kRecogniseBytes);
+    found = candidate.reading.has_value() || candidate.denied;
     return found || ++tried >= kRecogniseFiles ? WalkStep::stop : WalkStep::go_on;
   };
   walk_tree(path, visitor);
@@ -93,10 +104,17 @@ evidence::CollectorReport ConfigFilesCollector::collect(const fs::path& path, co
   evidence::CollectorReport report{.name = std::string(name()), .section = std::string(section())};
   std::vector<evidence::ConfigEvidence> configs;
   std::vector<std::string> problems;
+  auto tree = TreeReads::open(path);
+  if (!tree) {
+    report.outcome = tree.missing();
+    return report;
+  }
+  bool denied = false;
   TreeVisitor visitor;
   visitor.file = [&](const fs::path& file) {
     if (!worth_reading(file)) return WalkStep::go_on;
-    auto candidate = read_candidate(file, SIZE_MAX);
+    auto candidate = read_candidate(*tree, file, SIZE_MAX);
+    denied = denied || candidate.denied;
     if (!candidate.problem.empty()) problems.push_back(std::move(candidate.problem));
     if (!candidate.reading) return WalkStep::go_on;
     // A fragment says so beside its path: what was read is what the user pasted.
@@ -127,8 +145,6 @@ evidence::CollectorReport ConfigFilesCollector::collect(const fs::path& path, co
     return report;
   }
   if (configs.empty()) {
-    const bool denied = std::any_of(problems.begin(), problems.end(),
-                                    [](const std::string& p) { return p.find("Permission denied") != std::string::npos; });
     report.outcome = Missing{denied ? MissingReason::permission_denied : MissingReason::failed,
                              fmt::format("no configuration could be read: {}", fmt::join(problems, "; "))};
     return report;

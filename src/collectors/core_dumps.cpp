@@ -7,6 +7,9 @@
 #include <cstring>
 #include <set>
 
+#include <fmt/format.h>
+
+#include "base/tree_reads.h"
 #include "collectors/crash_symbols.h"
 #include "symbolize/core_stacks.h"
 
@@ -20,22 +23,24 @@ namespace {
 // systemd-coredump's exported ones ("core.COMM.UID.BOOT.PID.TIME").
 bool named_like_a_core(const std::string& name) { return name == "core" || name.starts_with("core."); }
 
-bool is_elf(const fs::path& file) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-  if (fd < 0) return false;
+bool is_elf(const TreeReads& tree, const fs::path& file) {
+  auto fd = tree.open_file(file);
+  if (!fd) return false;
   char magic[4] = {};
-  const bool elf = ::read(fd, magic, sizeof magic) == 4 && std::memcmp(magic, "\x7f" "ELF", 4) == 0;
-  ::close(fd);
-  return elf;
+  return ::read(fd->get(), magic, sizeof magic) == 4 && std::memcmp(magic, "\x7f" "ELF", 4) == 0;
 }
 
-std::vector<fs::path> cores_in(const fs::path& folder) {
+// The cores in a folder of the tree: listed beneath it, each opened beneath
+// it (a core planted as a link out of the tree, or one its owner cannot
+// read, is not one).
+std::vector<fs::path> cores_in(const TreeReads& tree, const fs::path& folder) {
   std::vector<fs::path> cores;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+  auto entries = tree.list(folder);
+  if (!entries) return cores;
+  for (const auto& entry : *entries) {
     if (cores.size() >= 64) break;
-    if (!entry.is_regular_file(ec) || !named_like_a_core(entry.path().filename().string())) continue;
-    if (is_elf(entry.path())) cores.push_back(entry.path());
+    if (entry.kind != TreeReads::Kind::file || !named_like_a_core(entry.name)) continue;
+    if (is_elf(tree, folder / entry.name)) cores.push_back(folder / entry.name);
   }
   std::sort(cores.begin(), cores.end());
   return cores;
@@ -49,6 +54,26 @@ bool is_process_of(const evidence::RunEvidence& run, int pid) {
   return std::any_of(run.processes.begin(), run.processes.end(), [&](const evidence::ProcessEvidence& p) {
     return p.pid == pid || (!p.nspid.empty() && p.nspid.back() == pid);
   });
+}
+
+// The journal says where the job ran, and whoever could write the journal
+// could write that: its cores are looked for there only when it lies in an
+// analyzed folder, or when that folder is root's own. Else the run says why not.
+std::vector<fs::path> cores_in_working_directory(const std::vector<TreeReads>& trees, evidence::RunEvidence& run) {
+  const fs::path cwd = run.started.cwd;
+  for (const auto& tree : trees) {
+    if (tree.holds(cwd)) return cores_in(tree, cwd);
+  }
+  for (const auto& tree : trees) {
+    if (!tree.owned_by_root()) continue;
+    if (auto own = TreeReads::open(cwd); own && own->is_folder()) return cores_in(own.value(), cwd);
+  }
+  if (!trees.empty()) {
+    run.journal_problems.push_back(fmt::format("cores in the job's working directory {} not looked for: it lies outside the folder "
+                                               "analyzed, and the journal that names it belongs to another user than root",
+                                               cwd.string()));
+  }
+  return {};
 }
 
 }  // namespace
@@ -108,18 +133,22 @@ void add_core_dumps(evidence::EvidenceDocument& document, const std::vector<fs::
   for (const auto& core : named) {
     if (first_time(core)) place(crash_from_core(core, symbols), &evidence::host_named(document, this_host));
   }
+  std::vector<TreeReads> trees;
+  for (const auto& source : document.sources) {
+    if (auto tree = TreeReads::open(source); tree && tree->is_folder()) trees.push_back(std::move(tree).value());
+  }
   for (auto& host : document.hosts) {
     std::vector<fs::path> found;
-    for (const auto& run : host.runs) {
+    for (auto& run : host.runs) {
       // The run folder holds what ftdiag wrote; a core lands in the job's
       // working directory (core_pattern "core"), readable only on its host.
-      for (const auto& source : document.sources) {
-        for (const auto& folder : {fs::path(source), fs::path(source) / run.directory}) {
-          for (auto& core : cores_in(folder)) found.push_back(core);
+      for (const auto& tree : trees) {
+        for (const auto& folder : {tree.root(), tree.root() / run.directory}) {
+          for (auto& core : cores_in(tree, folder)) found.push_back(core);
         }
       }
       if (!run.started.cwd.empty() && host.name == this_host) {
-        for (auto& core : cores_in(run.started.cwd)) found.push_back(core);
+        for (auto& core : cores_in_working_directory(trees, run)) found.push_back(core);
       }
     }
     // Found, not named: only the cores of this job's processes count (a

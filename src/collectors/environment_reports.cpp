@@ -19,8 +19,10 @@ constexpr std::size_t kMaxProblemsListed = 20;
 }  // namespace
 
 bool EnvironmentReportsCollector::recognises(const fs::path& path) const {
+  auto tree = TreeReads::open(path);
+  if (!tree) return false;
   for (const auto& file : report_candidate_files(path)) {
-    auto text = read_text_head(file, kRecogniseBytes);
+    auto text = read_text_head(*tree, file, kRecogniseBytes);
     if (text && !collect::parse_environment_report(text.value()).empty()) return true;
   }
   return false;
@@ -31,8 +33,13 @@ evidence::CollectorReport EnvironmentReportsCollector::collect(const fs::path& p
   evidence::CollectorReport report{.name = std::string(name()), .section = std::string(section())};
   std::vector<std::string> problems;
   std::size_t stated = 0;
+  auto tree = TreeReads::open(path);
+  if (!tree) {
+    report.outcome = tree.missing();
+    return report;
+  }
   for (const auto& file : report_candidate_files(path)) {
-    auto text = read_text_head(file, kMaxReportFileBytes);
+    auto text = read_text_head(*tree, file, kMaxReportFileBytes);
     if (!text) {
       // A binary file is simply not a report; one that cannot be read might have been.
       if (text.missing().reason != MissingReason::unparseable && problems.size() < kMaxProblemsListed) {

@@ -5,7 +5,10 @@
 // Passed over: .git, __pycache__, site-packages, dist-packages,
 // node_modules, virtual environments (venv, .venv), and ftdiag's own run
 // folders (they hold journal.jsonl: the journal collector reads those).
-// Symbolic links to folders are not followed, so a link loop costs nothing.
+// Symbolic links to folders are not followed, so a link loop costs nothing;
+// folders are listed beneath the path's open descriptor (base/tree_reads.h),
+// so a folder swapped for a link while walked leads nowhere else. Files are
+// handed over by path: a visitor reads them through base/tree_reads.h too.
 #pragma once
 
 #include <cstddef>
@@ -28,7 +31,8 @@ struct TreeVisitor {
   std::function<WalkStep(const std::filesystem::path&)> file = [](const std::filesystem::path&) { return WalkStep::go_on; };
 };
 
-// Visits in name order, folders before going deeper. Returns what could not
+// Visits breadth first (what lies near PATH before what lies deep), each
+// folder's entries in name order. Returns what could not
 // be listed and why ("PATH: Permission denied"), and a line when a bound cut
 // the walk short. Never throws beyond allocation failure.
 std::vector<std::string> walk_tree(const std::filesystem::path& root, const TreeVisitor& visitor);

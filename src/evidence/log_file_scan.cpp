@@ -519,12 +519,12 @@ void read_range(int fd, const fs::path& file, std::uint64_t begin, std::uint64_t
 
 // Where the parts of a large file read in parallel begin: just after a line
 // end near each equal share (no line end within reach: fewer parts).
-std::vector<std::uint64_t> part_starts(int fd, std::uint64_t size, std::size_t parts) {
-  std::vector<std::uint64_t> starts{0};
+std::vector<std::uint64_t> part_starts(int fd, std::uint64_t begin, std::uint64_t size, std::size_t parts) {
+  std::vector<std::uint64_t> starts{begin};
   constexpr std::size_t kReach = 1 << 20;
   std::string window(kReach, '\0');
   for (std::size_t k = 1; k < parts; ++k) {
-    const std::uint64_t near = size / parts * k;
+    const std::uint64_t near = begin + (size - begin) / parts * k;
     if (near <= starts.back()) continue;
     const ssize_t n = ::pread(fd, window.data(), kReach, static_cast<off_t>(near));
     if (n <= 0) break;
@@ -542,10 +542,15 @@ Fact<ScannedLog> LogScanner::scan_file(const fs::path& file, const std::string& 
                                        std::atomic<std::uint64_t>* bytes_read, std::size_t threads) const {
   UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (!fd.valid()) return missing_from_errno(errno, "open " + file.string());
+  return scan_descriptor(fd.get(), file, collector, 0, bytes_read, threads);
+}
+
+Fact<ScannedLog> LogScanner::scan_descriptor(int fd, const fs::path& file, const std::string& collector, std::uint64_t begin,
+                                             std::atomic<std::uint64_t>* bytes_read, std::size_t threads) const {
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return missing_from_errno(errno, "stat " + file.string());
+  if (::fstat(fd, &st) != 0) return missing_from_errno(errno, "stat " + file.string());
   if (!S_ISREG(st.st_mode)) return Missing{MissingReason::not_present, file.string() + " is not a regular file"};
-  ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   struct tm written {};
   const time_t mtime = st.st_mtime;
   std::optional<int> year;
@@ -553,14 +558,15 @@ Fact<ScannedLog> LogScanner::scan_file(const fs::path& file, const std::string& 
   const Provenance from{.collector = collector, .file = file.string()};
   // The size when opened: a log still growing is read up to there.
   const auto size = static_cast<std::uint64_t>(st.st_size);
-  const std::size_t parts = size >= kParallelMinBytes ? std::max<std::size_t>(1, threads) : 1;
-  const auto starts = part_starts(fd.get(), size, parts);
+  begin = std::min(begin, size);
+  const std::size_t parts = size - begin >= kParallelMinBytes ? std::max<std::size_t>(1, threads) : 1;
+  const auto starts = part_starts(fd, begin, size, parts);
   std::vector<Scan> scans;
   scans.reserve(starts.size());
   for (std::size_t k = 0; k < starts.size(); ++k) scans.emplace_back(*patterns_, phases_, events_, from, year);
   auto read_part = [&](std::size_t k) {
     const std::uint64_t end = k + 1 < starts.size() ? starts[k + 1] : size;
-    read_range(fd.get(), file, starts[k], end, scans[k], bytes_read);
+    read_range(fd, file, starts[k], end, scans[k], bytes_read);
   };
   std::vector<std::thread> workers;
   for (std::size_t k = 1; k < starts.size(); ++k) workers.emplace_back(read_part, k);
@@ -568,11 +574,11 @@ Fact<ScannedLog> LogScanner::scan_file(const fs::path& file, const std::string& 
   for (auto& worker : workers) worker.join();
   for (std::size_t k = 1; k < scans.size(); ++k) scans[0].absorb(std::move(scans[k]));
   // The tail is read again from the file: the blocks were changed in place.
-  const std::size_t tail_bytes = static_cast<std::size_t>(std::min<std::uint64_t>(size, kTailReadBytes));
+  const std::size_t tail_bytes = static_cast<std::size_t>(std::min<std::uint64_t>(size - begin, kTailReadBytes));
   std::string tail(tail_bytes, '\0');
-  ssize_t got = ::pread(fd.get(), tail.data(), tail_bytes, static_cast<off_t>(size - tail_bytes));
+  ssize_t got = ::pread(fd, tail.data(), tail_bytes, static_cast<off_t>(size - tail_bytes));
   tail.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
-  return std::move(scans[0]).finish(tail, size <= kTailReadBytes);
+  return std::move(scans[0]).finish(tail, size - begin <= kTailReadBytes);
 }
 
 bool looks_like_text(std::string_view head) {

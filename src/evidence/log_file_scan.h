@@ -64,6 +64,11 @@ class LogScanner {
   // same evidence as one pass, in a fraction of the time on several cores.
   Fact<ScannedLog> scan_file(const std::filesystem::path& file, const std::string& collector,
                              std::atomic<std::uint64_t>* bytes_read = nullptr, std::size_t threads = 1) const;
+  // The same for a file already open (beneath the folder analyzed:
+  // base/tree_reads.h), read from byte `begin` on (past the NULs a
+  // copytruncate left at its start); `file` names it in the evidence.
+  Fact<ScannedLog> scan_descriptor(int fd, const std::filesystem::path& file, const std::string& collector, std::uint64_t begin,
+                                   std::atomic<std::uint64_t>* bytes_read = nullptr, std::size_t threads = 1) const;
   // The same for text in memory (tests, fuzzing); `from` names it. Stamps
   // without a year (syslog, glog) are placed in `year`, else left untimed.
   ScannedLog scan_text(std::string_view text, const Provenance& from, std::optional<int> year = std::nullopt) const;

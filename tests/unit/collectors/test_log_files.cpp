@@ -110,10 +110,11 @@ TEST_CASE("log files: the walk lists files to depth 6, never in checkpoints, run
   for (const auto& f : files) CHECK(f.rfind("loop/", 0) != 0);
   CHECK(walk.problems.empty());
   CHECK(walk.files_not_listed == 0);
-  // A folder's files in name order, then its folders, each whole, in name order.
+  // In path order, whatever order the walk found them in.
   CHECK(files[0] == "config.yaml");
   CHECK(files[1] == "console.log");
-  CHECK(files[5] == "d1/at-depth-1.log");
+  CHECK(files[2] == "d1/at-depth-1.log");
+  CHECK(std::is_sorted(walk.files.begin(), walk.files.end()));
   CHECK(walk_evidence_files(job.root).files == walk.files);
 
   const auto capped = walk_evidence_files(job.root, WalkLimits{.max_depth = 6, .max_files = 3});
@@ -197,8 +198,10 @@ TEST_CASE("log files: a folder that cannot be read is named, and the rest is rea
                                .read_this_host = false};
   evidence::EvidenceDocument document;
   const auto report = collector.collect(job.root, context, document);
-  REQUIRE_FALSE(report.outcome);
-  CHECK(report.outcome.missing().detail.find("locked") != std::string::npos);
+  // The logs read make the outcome; the folder that could not be is named beside them.
+  CHECK(report.outcome);
+  CHECK(std::any_of(report.sources.begin(), report.sources.end(),
+                    [](const std::string& s) { return s.find("locked") != std::string::npos; }));
   REQUIRE(document.hosts.size() == 1);
   CHECK(document.hosts[0].logs.size() == 8);
 }
