@@ -93,7 +93,11 @@ void append_value_marker(std::string& out, std::string_view value, std::string_v
   if (quoted) out.push_back(value.back());
 }
 
-bool is_marker_value(std::string_view value) { return unquoted(value).substr(0, kRedactedMarkerStart.size()) == kRedactedMarkerStart; }
+// The whole value (in its quotes, if any) is one marker.
+bool is_marker_value(std::string_view value) {
+  const std::string_view inner = unquoted(value);
+  return !inner.empty() && marker_length_at(inner, 0) == inner.size();
+}
 
 std::size_t unquoted_at(std::string_view text, std::size_t at) { return at < text.size() && is_quote(text[at]) ? at + 1 : at; }
 
@@ -103,6 +107,7 @@ std::size_t unquoted_at(std::string_view text, std::size_t at) { return at < tex
 struct NamedValue {
   std::size_t value_at = 0;
   std::size_t value_end = 0;
+  bool redacted = false;  // the value is a marker already: kept as it is
 };
 
 std::optional<NamedValue> named_value_at(std::string_view text, std::size_t i) {
@@ -139,10 +144,16 @@ std::optional<NamedValue> named_value_at(std::string_view text, std::size_t i) {
       value_at += scheme + run_length(text, value_at + scheme, is_blank);
     }
   }
+  // A marker (and its quotes) is passed over whole, as the first pass
+  // consumed the value it stands for: the scan then resumes where it did.
+  if (const std::size_t marker = marker_length_at(text, unquoted_at(text, value_at)); marker > 0) {
+    std::size_t end = unquoted_at(text, value_at) + marker;
+    if (end < text.size() && end > value_at + marker && text[end] == text[value_at]) ++end;
+    return NamedValue{value_at, end, true};
+  }
   const std::size_t end = value_end(text, value_at);
   if (end == value_at) return std::nullopt;
   const std::string_view value = text.substr(value_at, end - value_at);
-  if (is_marker_value(value)) return std::nullopt;
   if (!authorization && !may_be_secret_value(name, value)) return std::nullopt;
   return NamedValue{value_at, end};
 }
@@ -152,8 +163,9 @@ std::optional<NamedValue> named_value_at(std::string_view text, std::size_t i) {
 std::optional<NamedValue> bearer_at(std::string_view text, std::size_t i) {
   if (!iequals(text.substr(i, 7), "bearer ")) return std::nullopt;
   const std::size_t value_at = i + 7 + run_length(text, i + 7, is_blank);
+  if (marker_length_at(text, value_at) > 0) return std::nullopt;  // redacted already
   const std::size_t end = value_end(text, value_at);
-  if (end - value_at < 16 || is_marker_value(text.substr(value_at, end - value_at))) return std::nullopt;
+  if (end - value_at < 16) return std::nullopt;
   return NamedValue{value_at, end};
 }
 
@@ -226,7 +238,12 @@ std::string LineRedactor::text(std::string_view text) {
       if (named) {
         // The name itself is text too (a token can sit inside it).
         out += redact_text(text.substr(i, named->value_at - i));
-        append_value_marker(out, text.substr(named->value_at, named->value_end - named->value_at));
+        const std::string_view value = text.substr(named->value_at, named->value_end - named->value_at);
+        if (named->redacted) {
+          out.append(value);
+        } else {
+          append_value_marker(out, value);
+        }
         i = named->value_end;
         continue;
       }
