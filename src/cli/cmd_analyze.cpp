@@ -15,6 +15,7 @@
 #include "cli/diagnosis.h"
 #include "cli/exit_codes.h"
 #include "cli/newest_job.h"
+#include "cli/redaction_option.h"
 #include "evidence/job_directory.h"
 #include "facts/facts_json.h"
 #include "report/report_json.h"
@@ -33,6 +34,7 @@ struct AnalyzeArguments {
   std::vector<std::string> cores;
   bool no_host_logs = false;
   bool facts = false;
+  Redaction redaction = Redaction::on;
 };
 
 int exit_code_for(const Missing& missing) {
@@ -99,6 +101,9 @@ int analyze(const AnalyzeArguments& args) {
     std::fprintf(stderr, "ftdiag analyze: %s\n", document.missing().detail.c_str());
     return exit_code_for(document.missing());
   }
+  // Before anything is judged or printed: the facts, the verdict and every
+  // renderer see redacted values only.
+  if (!redact_for_output(document.value(), args.redaction, "analyze")) return kExitInternal;
   // Something was recognised but none of it could be read (every file
   // unreadable to this user, say): there is nothing to judge, and a verdict
   // of "unknown" would hide why.
@@ -122,13 +127,14 @@ int analyze(const AnalyzeArguments& args) {
               << '\n';
     return kExitOk;
   }
+  std::string text;
   for (const auto& host : document->hosts) {
-    for (const auto& run : host.runs) std::cout << report::render_run_summary(run, run_location(paths, run)) << '\n';
+    for (const auto& run : host.runs) text += report::render_run_summary(run, run_location(paths, run)) + '\n';
   }
   for (const auto& collector : document->collectors) {
     if (!collector.outcome) {
-      std::cout << fmt::format("ftdiag: the {} collector could not read its evidence: {}\n", collector.name,
-                               collector.outcome.missing().detail);
+      text += fmt::format("ftdiag: the {} collector could not read its evidence: {}\n", collector.name,
+                          collector.outcome.missing().detail);
     }
   }
   // A core the user named that could not be unwound is said, not dropped.
@@ -136,11 +142,12 @@ int analyze(const AnalyzeArguments& args) {
     for (const auto& crash : host.crashes) {
       const bool named = std::find(args.cores.begin(), args.cores.end(), crash.from.file) != args.cores.end();
       if (named && crash.frames.empty() && !crash.problems.empty()) {
-        std::cout << fmt::format("ftdiag: the core file {} could not be used: {}\n", crash.from.file, crash.problems.front());
+        text += fmt::format("ftdiag: the core file {} could not be used: {}\n", crash.from.file, crash.problems.front());
       }
     }
   }
-  std::cout << report::render_verdict(judgement);
+  text += report::render_verdict(judgement);
+  std::cout << printable(text, args.redaction);
   return kExitOk;
 }
 
@@ -161,6 +168,7 @@ Action add_analyze_command(CLI::App& app) {
                 "Print the facts the rules judge (JSON: name -> value; missing facts left out) instead of the verdict");
   cmd->add_flag("--no-host-logs", args->no_host_logs,
                 "Do not read this machine's kernel log (/dev/kmsg, journalctl, /var/log) for runs recorded here");
+  add_no_redact_flag(*cmd, args->redaction);
   return [args] { return analyze(*args); };
 }
 

@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/diagnosis.h"
 #include "cli/exit_codes.h"
+#include "cli/redaction_option.h"
 #include "evidence/document_json.h"
 #include "evidence/json_input.h"
 #include "report/report_json.h"
@@ -19,6 +20,7 @@ struct JudgeArguments {
   std::string file;
   std::string format = "text";
   std::vector<std::string> rule_dirs;
+  Redaction redaction = Redaction::on;
 };
 
 int judge(const JudgeArguments& args) {
@@ -45,11 +47,14 @@ int judge(const JudgeArguments& args) {
     std::fprintf(stderr, "ftdiag judge: %s: %s\n", args.file.c_str(), document.missing().detail.c_str());
     return kExitInputUnreadable;
   }
+  // Saved evidence may hold secrets (written with --no-redact, or by
+  // another tool): judged and printed redacted.
+  if (!redact_for_output(document.value(), args.redaction, "judge")) return kExitInternal;
   const auto judgement = judge_document(document.value(), rules.value());
   if (args.format == "json") {
     std::cout << report::report_to_json(document.value(), judgement).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   } else {
-    std::cout << report::render_verdict(judgement);
+    std::cout << printable(report::render_verdict(judgement), args.redaction);
   }
   return kExitOk;
 }
@@ -62,6 +67,7 @@ Action add_judge_command(CLI::App& app) {
   cmd->add_option("evidence", args->file, "EVIDENCE.json")->required();
   cmd->add_option("--format", args->format, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--rules", args->rule_dirs, "A directory (or file) of extra rules; repeatable");
+  add_no_redact_flag(*cmd, args->redaction);
   return [args] { return judge(*args); };
 }
 

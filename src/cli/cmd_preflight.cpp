@@ -21,6 +21,7 @@
 #include "cli/diagnosis.h"
 #include "cli/exit_codes.h"
 #include "cli/finite_range.h"
+#include "cli/redaction_option.h"
 #include "collect/host_name.h"
 #include "collect/json_settings.h"
 #include "collect/launch_command.h"
@@ -48,6 +49,7 @@ struct PreflightArguments {
   std::string save_environment;
   bool no_gpu = false;
   double gpu_timeout_s = 15;
+  Redaction redaction = Redaction::on;
 };
 
 // A word as a shell would need it, so the command reads back as it was given.
@@ -109,7 +111,7 @@ int preflight(const PreflightArguments& args) {
     if (!read) return unusable_input(read.missing().detail);
   }
   if (!args.save_environment.empty()) {
-    auto written = evidence::write_environment_file(args.save_environment, snapshot);
+    auto written = evidence::write_environment_file(args.save_environment, snapshot, args.redaction);
     if (!written) {
       std::fprintf(stderr, "ftdiag preflight: %s\n", written.missing().detail.c_str());
       return kExitInputUnreadable;
@@ -154,6 +156,7 @@ int preflight(const PreflightArguments& args) {
     }
   }
   document.collectors.push_back({.name = "environment", .section = "hosts[].gpu, hosts[].python, hosts[].system"});
+  if (!redact_for_output(document, args.redaction, "preflight")) return kExitInternal;
   const auto facts = document_facts(document, rules.value());
   // The save check needs the stage and the model: a value in them no
   // framework accepts ("stage": "three", hidden_size -4096) is the input's
@@ -169,7 +172,7 @@ int preflight(const PreflightArguments& args) {
     report.erase("findings");
     std::cout << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   } else {
-    std::cout << report::render_checks(judgement.checks);
+    std::cout << printable(report::render_checks(judgement.checks), args.redaction);
   }
   const auto worst = rules::worst_severity(judgement);
   return worst && *worst != rules::Severity::info ? kExitChecksFailed : kExitOk;
@@ -190,6 +193,7 @@ Action add_preflight_command(CLI::App& app, std::vector<std::string> command_aft
   cmd->add_flag("--no-gpu", args->no_gpu, "Do not ask the GPU driver (no probe process)");
   cmd->add_option("--gpu-timeout", args->gpu_timeout_s, "Seconds the GPU probe may take (a broken driver hangs)")
       ->check(finite_in_range(0.1, 600));
+  add_no_redact_flag(*cmd, args->redaction);
   cmd->add_option("--save-environment", args->save_environment,
                   "Also write the environment read to FILE (the form of a run folder's environment.json)");
   return [args] { return preflight(*args); };

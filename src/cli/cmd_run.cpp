@@ -10,6 +10,7 @@
 #include "cli/diagnosis.h"
 #include "cli/exit_codes.h"
 #include "cli/finite_range.h"
+#include "cli/redaction_option.h"
 #include "evidence/crash_files.h"
 #include "collectors/environment.h"
 #include "evidence/environment_file.h"
@@ -34,6 +35,7 @@ struct RunArguments {
   std::vector<std::string> rule_dirs;
   bool quiet = false;
   bool environment = true;  // --no-environment: no environment.json
+  Redaction redaction = Redaction::on;  // --no-redact: the journal and environment.json as the job had them
 };
 
 // The environment the job ran in (the GPUs, the Python installation its
@@ -43,11 +45,11 @@ struct RunArguments {
 // moved its peak. The installation is the one the job ran with; a driver
 // that changed under a running job is beyond this.
 std::optional<evidence::EnvironmentSnapshot> record_environment(const std::vector<std::string>& job,
-                                                               const supervise::SupervisedJob& supervised) {
+                                                               const supervise::SupervisedJob& supervised, Redaction redaction) {
   std::vector<std::string> environment;
   for (char** e = environ; e && *e; ++e) environment.emplace_back(*e);
   auto snapshot = collectors::collect_environment({.command = job, .environment = std::move(environment)});
-  auto written = supervised.dir ? evidence::write_environment_file(*supervised.dir, snapshot)
+  auto written = supervised.dir ? evidence::write_environment_file(*supervised.dir, snapshot, redaction)
                                 : Fact<bool>(Missing{MissingReason::failed, "the run folder is no longer open"});
   if (!written) std::fprintf(stderr, "ftdiag: could not record the environment: %s\n", written.missing().detail.c_str());
   return snapshot;
@@ -68,10 +70,13 @@ void print_summary_and_verdict(const RunArguments& args, const supervise::Superv
   run.crashes = evidence::read_crash_files(job.run_dir);
   if (snapshot) evidence::add_to_host(*snapshot, document.hosts.front());
   name_fault_code(document);
-  std::fputs(report::render_run_summary(document.hosts.front().runs.front(), job.run_dir.string()).c_str(), stderr);
+  // The environment and the probes' files are as read: the whole document
+  // passes the redaction step before it is judged or shown.
+  if (!redact_for_output(document, args.redaction, "run")) return;
+  std::string text = report::render_run_summary(document.hosts.front().runs.front(), job.run_dir.string());
   auto rules = load_rule_set(args.rule_dirs);
-  if (!rules) return;
-  std::fputs(report::render_verdict(judge_document(document, rules.value())).c_str(), stderr);
+  if (rules) text += report::render_verdict(judge_document(document, rules.value()));
+  std::fputs(printable(text, args.redaction).c_str(), stderr);
 }
 
 int run_supervised(RunArguments& args) {
@@ -88,7 +93,7 @@ int run_supervised(RunArguments& args) {
   std::optional<evidence::EnvironmentSnapshot> snapshot;
   if (args.environment) {
     try {
-      snapshot = record_environment(args.options.argv, job);
+      snapshot = record_environment(args.options.argv, job, args.redaction);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "ftdiag: could not record the environment: %s\n", e.what());
     }
@@ -122,6 +127,9 @@ Action add_run_command(CLI::App& app, std::vector<std::string> command_after_das
   run->add_flag("--no-environment", [args](std::int64_t) { args->environment = false; },
                 "Do not record the environment when the job ends (GPUs, the Python installation, host settings: environment.json)");
   run->add_option("--rules", args->rule_dirs, "A directory (or file) of extra rules for the verdict; repeatable");
+  run->add_flag_callback("--no-redact", [args] { args->redaction = Redaction::off; args->options.redact = false; },
+                         "Write journal.jsonl and environment.json and print the summary with secrets (tokens, keys, "
+                         "passwords) as the job had them; the run record says redaction was off (docs/redaction.md)");
   // The job's command: after "--" (taken out before parsing), or from the
   // first word that is not one of ftdiag's options, passed through as is.
   run->prefix_command();

@@ -39,7 +39,9 @@ namespace ftdiag::evidence {
 //      reports stated (reported).
 //   8  cgroup readings say which process outside the job shares the cgroup
 //      (shared_with): its figures are then not the job's alone.
-inline constexpr int kSchemaVersion = 8;
+//   9  the document says whether its values passed the redaction step
+//      (redaction).
+inline constexpr int kSchemaVersion = 9;
 
 // One process of the job tree, kept whole: the job itself, every process
 // that died by a signal or failed, every one still running at the end, and
@@ -407,6 +409,9 @@ struct EvidenceDocument {
   std::vector<std::string> sources;  // the paths that were analyzed
   std::vector<HostEvidence> hosts;
   std::vector<CollectorReport> collectors;  // what each collector read, or why it could not
+  // "on": every value passed the redaction step (docs/redaction.md); "off":
+  // some may be as read (--no-redact); empty: not said (before version 9).
+  std::string redaction;
 
   bool operator==(const EvidenceDocument&) const = default;
 };

@@ -254,7 +254,8 @@ struct Fields<EvidenceDocument> {
   using T = EvidenceDocument;
   static constexpr auto list = std::tuple{field("schema_version", &T::schema_version, required),
                                           field("generator", &T::generator), field("sources", &T::sources),
-                                          field("hosts", &T::hosts), field("collectors", &T::collectors)};
+                                          field("hosts", &T::hosts), field("collectors", &T::collectors),
+                                          field("redaction", &T::redaction)};
 };
 
 }  // namespace ftdiag::evidence

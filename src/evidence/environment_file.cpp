@@ -20,11 +20,11 @@ struct Fields<EnvironmentSnapshot> {
 
 namespace {
 
-Fact<std::string> environment_text(const EnvironmentSnapshot& snapshot) {
+Fact<std::string> environment_text(const EnvironmentSnapshot& snapshot, Redaction redaction) {
   try {
     // The command line and the settings pass the journal's redaction step.
     nlohmann::json json = write_json(snapshot);
-    redact_json(json);
+    if (redaction == Redaction::on) redact_json(json);
     return json.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   } catch (const std::exception& e) {
     return Missing{MissingReason::failed, fmt::format("cannot write the environment as JSON: {}", e.what())};
@@ -33,14 +33,14 @@ Fact<std::string> environment_text(const EnvironmentSnapshot& snapshot) {
 
 }  // namespace
 
-Fact<bool> write_environment_file(const RunDirectory& run, const EnvironmentSnapshot& snapshot) {
-  auto text = environment_text(snapshot);
+Fact<bool> write_environment_file(const RunDirectory& run, const EnvironmentSnapshot& snapshot, Redaction redaction) {
+  auto text = environment_text(snapshot, redaction);
   if (!text) return text.missing();
   return run.replace_file(kEnvironmentFileName, text.value());
 }
 
-Fact<bool> write_environment_file(const std::filesystem::path& file, const EnvironmentSnapshot& snapshot) {
-  auto text = environment_text(snapshot);
+Fact<bool> write_environment_file(const std::filesystem::path& file, const EnvironmentSnapshot& snapshot, Redaction redaction) {
+  auto text = environment_text(snapshot, redaction);
   if (!text) return text.missing();
   return replace_file(file, text.value());
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/fact.h"
+#include "base/redact.h"
 #include "evidence/document.h"
 #include "evidence/job_directory.h"
 
@@ -27,11 +28,14 @@ struct EnvironmentSnapshot {
 };
 
 // Writes it whole or not at all (a temporary file renamed into place: a
-// reader never sees half a snapshot), redacted (docs/redaction.md), mode
-// 0600, never through a link (base/files_at.h): into a run folder by its
-// open descriptor, or at a path the user named (preflight --save-environment).
-Fact<bool> write_environment_file(const RunDirectory& run, const EnvironmentSnapshot& snapshot);
-Fact<bool> write_environment_file(const std::filesystem::path& file, const EnvironmentSnapshot& snapshot);
+// reader never sees half a snapshot), redacted unless Redaction::off
+// (docs/redaction.md), mode 0600, never through a link (base/files_at.h):
+// into a run folder by its open descriptor, or at a path the user named
+// (preflight --save-environment).
+Fact<bool> write_environment_file(const RunDirectory& run, const EnvironmentSnapshot& snapshot,
+                                  Redaction redaction = Redaction::on);
+Fact<bool> write_environment_file(const std::filesystem::path& file, const EnvironmentSnapshot& snapshot,
+                                  Redaction redaction = Redaction::on);
 
 // Missing with the reason when absent, unreadable or malformed.
 Fact<EnvironmentSnapshot> read_environment_file(const std::filesystem::path& file);

@@ -30,7 +30,7 @@ Fact<bool> write_all(int fd, std::string_view bytes) {
 Fact<bool> JournalWriter::write_line(const JournalRecord& record) {
   // Secrets in argv, the environment and quoted lines never reach the file.
   nlohmann::json json = record_to_json(record);
-  const bool redacted = redact_json(json);
+  const bool redacted = redact_ && redact_json(json);
   // Invalid UTF-8 in a command line must not lose the record: replace it.
   std::string line = json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   line.push_back('\n');

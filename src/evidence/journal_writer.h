@@ -32,6 +32,10 @@ class JournalWriter {
   // the journal back — the same builder `ftdiag analyze` folds it with.
   void tee_into(RunBuilder* builder) { tee_ = builder; }
 
+  // --no-redact: records are written with the values the job had, secrets
+  // included (docs/redaction.md). By default they pass the redaction step.
+  void write_values_as_given() { redact_ = false; }
+
   // Appends one line. A failed write (disk full) is reported, never thrown:
   // the job must go on whatever happens to its record.
   Fact<bool> append(const JournalRecord& record);
@@ -56,6 +60,7 @@ class JournalWriter {
   std::shared_ptr<WriteFailures> failures_;
   RunBuilder* tee_ = nullptr;
   bool dirty_ = false;
+  bool redact_ = true;
   std::uint64_t failed_writes_ = 0;
 };
 

@@ -68,7 +68,8 @@ struct Fields<RunStarted> {
       field("mechanisms", &T::mechanisms),
       field("boot_time", &T::boot_time),
       field("oom_daemons", &T::oom_daemons),
-      field("scheduler_job", &T::scheduler_job)};
+      field("scheduler_job", &T::scheduler_job),
+      field("redaction", &T::redaction)};
 };
 
 template <>

@@ -33,8 +33,9 @@ using model::Bytes;
 // last gasp before memory ran out (gasp) and the Python stacks it took (stacks).
 // 6: GPU memory per device and process, as the GPU probe sampled it (gpu).
 // 7: cgroup readings name a process outside the job that shares the cgroup
-// (shared_with).
-inline constexpr int kJournalFormat = 7;
+// (shared_with). 8: the run record says whether the journal's values passed
+// the redaction step (redaction).
+inline constexpr int kJournalFormat = 8;
 
 // First line of every journal: who ran what, where, and how it was watched.
 struct RunStarted {
@@ -60,6 +61,10 @@ struct RunStarted {
   Fact<std::vector<std::string>> oom_daemons = Missing{MissingReason::not_present, "not recorded"};
   // The scheduler's name for the job ("slurm 1234.0"); empty outside any.
   std::string scheduler_job;
+  // "on": the journal's values passed the redaction step (docs/redaction.md);
+  // "off": `ftdiag run --no-redact` wrote them as the job had them; empty
+  // before journal format 8.
+  std::string redaction;
 
   bool operator==(const RunStarted&) const = default;
 };

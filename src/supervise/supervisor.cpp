@@ -155,6 +155,7 @@ std::variant<SupervisedJob, SupervisorFailure> Supervision::run() {
   started_.boot_time = boot_wall_time();
   started_.oom_daemons = collect::running_oom_daemons(options_.roots);
   started_.scheduler_job = scheduler_job_from_environment();
+  started_.redaction = options_.redact ? "on" : "off";
 
   auto failure = open_event_sources(mask);
   if (!failure) failure = start_job();
@@ -207,7 +208,9 @@ std::variant<SupervisedJob, SupervisorFailure> supervise(const SupervisorOptions
   }
   // A full disk must never disturb the job: the writers record it and say it once, here.
   auto failures = std::make_shared<evidence::WriteFailures>(dir->fd(), [](std::string_view m) { fmt::print(stderr, "ftdiag: {}\n", m); });
-  Supervision supervision(options, std::move(dir).value(), evidence::JournalWriter(std::move(journal).value(), failures),
+  evidence::JournalWriter journal_writer(std::move(journal).value(), failures);
+  if (!options.redact) journal_writer.write_values_as_given();
+  Supervision supervision(options, std::move(dir).value(), std::move(journal_writer),
                           evidence::ConsoleLogWriter(std::move(console).value(), failures));
   return supervision.run();
 }

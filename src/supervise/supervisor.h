@@ -39,6 +39,10 @@ struct SupervisorOptions {
   // each, and GPU memory moves slower than host memory's spikes.
   bool gpu_watch = true;
   double gpu_interval_s = 2;
+  // Secrets in the records are replaced by markers before journal.jsonl is
+  // written (docs/redaction.md). --no-redact: written as the job had them,
+  // and the run record says so.
+  bool redact = true;
 };
 
 struct SupervisedJob {
