@@ -367,7 +367,8 @@ class Scan {
     }
     // The first line of a read that began mid-file is a part of a line,
     // left out unless it is the only one (the end of a line longer than the
-    // read: what a terminal showed last is there).
+    // read: what a terminal showed last is there; its start is not known).
+    const bool starts_unread = !whole_file && lines.size() == 1;
     if (!whole_file && lines.size() > 1) lines.erase(lines.begin());
     const std::size_t keep = std::min(lines.size(), LogScanner::kTailLines);
     std::vector<LogLine> out;
@@ -378,7 +379,7 @@ class Scan {
       if (const auto cr = line.rfind('\r'); cr != std::string_view::npos) line = line.substr(cr + 1);
       const std::uint64_t from_end = lines.size() - 1 - k;
       out.push_back(LogLine{.line_number = line_count > from_end ? line_count - from_end : 0,
-                            .text = quoted_line(line, kMaxEventText)});
+                            .text = starts_unread ? quoted_line_end(line, kMaxEventText) : quoted_line(line, kMaxEventText)});
     }
     return out;
   }

@@ -42,6 +42,11 @@ std::string quoted_line(std::string_view line, std::size_t max_bytes) {
   return out;
 }
 
+std::string quoted_line_end(std::string_view end_of_line, std::size_t max_bytes) {
+  const std::string_view tail = tail_of(end_of_line, max_bytes);
+  return fmt::format(" … [over {} bytes elided] … ", end_of_line.size() - tail.size()) + std::string(tail);
+}
+
 void BoundedLineCutter::append(std::string_view part) {
   const std::size_t head_bytes = max_bytes_ / 2;
   const std::size_t tail_bytes = max_bytes_ - head_bytes;

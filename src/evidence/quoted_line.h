@@ -19,6 +19,12 @@ std::string quoted_line(std::string_view line, std::size_t max_bytes);
 // The marker for `elided` bytes left out of a line.
 std::string elision_marker(std::uint64_t elided);
 
+// The end of a line whose start was not read (a line longer than the bytes
+// read from the end of a file): its last max_bytes after a marker saying
+// that over so many bytes before them were left out. Its head is not known,
+// so none is shown, and the count is a floor, not a total.
+std::string quoted_line_end(std::string_view end_of_line, std::size_t max_bytes);
+
 // Cuts a stream of bytes into lines ("\n"), keeping at most `max_bytes` of
 // each as quoted_line does, whatever the line's length: memory stays bounded
 // by max_bytes whatever the input.

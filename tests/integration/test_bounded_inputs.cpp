@@ -133,8 +133,10 @@ TEST_CASE("bounded inputs: a valid 92 MB safetensors header of 1.3 million tenso
   }
   header = {};
   auto outcome = run_in(cgroup.get(), {ftdiag_binary().string(), "estimate", "--no-gpu", "--model", model.string(), "--format", "json"});
-  CHECK_FALSE_MESSAGE(outcome.killed_by(SIGKILL), outcome.describe());
-  CHECK_MESSAGE((outcome.out + outcome.err).find("ftdiag parses") != std::string::npos, outcome.describe());
+  // Weights that cannot be read and no config.json to size the model by: an unusable input (exit 4), the reason said.
+  CHECK_MESSAGE(outcome.exited_with(4), outcome.describe());
+  CHECK_MESSAGE(outcome.err.find("its weights cannot be read") != std::string::npos, outcome.describe());
+  CHECK_MESSAGE(outcome.err.find("over the 32 MiB ftdiag parses") != std::string::npos, outcome.describe());
 }
 
 TEST_CASE("bounded inputs: 2^63 elements of an unknown dtype are refused, never estimated as 0 B") {
@@ -149,8 +151,10 @@ TEST_CASE("bounded inputs: 2^63 elements of an unknown dtype are refused, never 
     out << header << std::string(8, '\0');
   }
   auto outcome = run(Launch{{ftdiag_binary().string(), "estimate", "--no-gpu", "--model", model.string()}});
-  CHECK_FALSE_MESSAGE(outcome.exited_with(0), outcome.describe());
-  CHECK_MESSAGE(outcome.err.find("unknown dtype") != std::string::npos, outcome.describe());
+  CHECK_MESSAGE(outcome.exited_with(4), outcome.describe());
+  CHECK_MESSAGE(outcome.err.find("its weights cannot be read") != std::string::npos, outcome.describe());
+  CHECK_MESSAGE(outcome.err.find("of unknown dtype \"Q9_NEW\"") != std::string::npos, outcome.describe());
+  CHECK_MESSAGE(outcome.err.find("more than its data_offsets' 8 bytes can hold") != std::string::npos, outcome.describe());
   CHECK(outcome.out.find(" 0 B") == std::string::npos);
   CHECK(outcome.out.find("-") == std::string::npos);
 }
@@ -218,13 +222,18 @@ TEST_CASE("bounded inputs: a core with an 8 GiB sparse note segment is refused a
     REQUIRE(::ftruncate(fd, static_cast<off_t>(4096 + note.p_filesz)) == 0);
     ::close(fd);
   }
+  // The log makes the folder evidence; a --core that cannot be used is said
+  // in the report, not dropped (docs/cli.md), and the analysis goes on.
+  write_text(tmp / "train.log", "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\nRuntimeError: boom\n");
   const auto started = std::chrono::steady_clock::now();
-  auto outcome = run(Launch{{ftdiag_binary().string(), "analyze", "--format", "json", "--no-host-logs", "--core", core.string(),
-                             tmp.path().string()}},
+  auto outcome = run(Launch{{ftdiag_binary().string(), "analyze", (tmp / "train.log").string(), "--no-host-logs", "--core",
+                             core.string()}},
                      20);
   CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
-  CHECK_FALSE_MESSAGE(outcome.killed_by(SIGKILL), outcome.describe());
-  CHECK_MESSAGE((outcome.out + outcome.err).find("note segment") != std::string::npos, outcome.describe());
+  REQUIRE_MESSAGE(outcome.exited_with(0), outcome.describe());
+  CHECK_MESSAGE(outcome.out.find("the core file " + core.string() + " could not be used") != std::string::npos, outcome.out);
+  CHECK_MESSAGE(outcome.out.find("a note segment (PT_NOTE) of 8589934592 bytes, over the 256 MiB") != std::string::npos,
+                outcome.out);
 }
 
 // The largest "nul_bytes" anywhere in j.
@@ -279,8 +288,11 @@ TEST_CASE("bounded inputs: a 100 MB log line is quoted by its head and tail with
   auto outcome = run(Launch{{ftdiag_binary().string(), "analyze", "--format", "json", "--no-host-logs", log.string()}}, 60);
   REQUIRE_MESSAGE(outcome.exited_with(0), outcome.describe());
   CHECK(outcome.out.size() < (4u << 20));
-  CHECK(outcome.out.find("bytes elided]") != std::string::npos);
+  // Its last lines are read from the file's end: the line's end is quoted,
+  // and its start, not read there, is said to be left out, never made up.
+  CHECK(outcome.out.find("bytes elided] … xxxx") != std::string::npos);
   CHECK(outcome.out.find("xxxxTAIL") != std::string::npos);
+  CHECK(outcome.out.find("xxxx … [") == std::string::npos);
 }
 
 }  // namespace ftdiag::itest
