@@ -16,6 +16,7 @@
 #include "cli/exit_codes.h"
 #include "cli/newest_job.h"
 #include "cli/redaction_option.h"
+#include "collectors/kernel_log_collector.h"
 #include "evidence/job_directory.h"
 #include "facts/facts_json.h"
 #include "report/report_json.h"
@@ -73,6 +74,10 @@ int analyze(const AnalyzeArguments& args) {
       const int error = errno;
       std::fprintf(stderr, "ftdiag analyze: cannot read the kernel log %s: %s\n", file.c_str(), std::strerror(error));
       return error == ENOENT ? kExitInputNotFound : kExitInputUnreadable;
+    }
+    if (auto refused = collectors::kernel_log_refusal(file)) {
+      std::fprintf(stderr, "ftdiag analyze: %s\n", refused->c_str());
+      return kExitInputUnreadable;
     }
   }
   for (const auto& file : args.cores) {

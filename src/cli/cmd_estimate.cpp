@@ -13,11 +13,13 @@
 // (LoRA on a bare count); 3: the model folder or config does not exist or
 // holds nothing to size the model by; 4: a file cannot be read or parsed, or
 // holds a value no framework accepts (a ZeRO stage "three", a negative
-// hidden_size).
+// hidden_size), or the weights are damaged or over ftdiag's bounds and no
+// config.json sizes the model.
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -88,7 +90,10 @@ int code_for(const Missing& missing) {
 
 // The configs the estimate reads, as an evidence document, so the facts
 // (and thus the setup) read exactly as `analyze` and `preflight` read them.
-std::variant<evidence::EvidenceDocument, Failure> read_inputs(const EstimateArguments& args, std::vector<std::string>& notes) {
+// `weights_problem` says why the weights could not be read, when they were
+// there but damaged, over ftdiag's bounds or unreadable.
+std::variant<evidence::EvidenceDocument, Failure> read_inputs(const EstimateArguments& args, std::vector<std::string>& notes,
+                                                               std::optional<std::string>& weights_problem) {
   evidence::EvidenceDocument document;
   auto& host = evidence::host_named(document, "");
   if (!args.deepspeed.empty()) {
@@ -113,6 +118,7 @@ std::variant<evidence::EvidenceDocument, Failure> read_inputs(const EstimateArgu
              weights.missing().reason == MissingReason::unparseable) {
     // Damaged or unreadable weights are said, and config.json sizes the model if it can.
     notes.push_back(fmt::format("the weights were not read: {}", weights.missing().detail));
+    weights_problem = weights.missing().detail;
   }
   return document;
 }
@@ -188,7 +194,8 @@ std::optional<Failure> gpu_resources(const EstimateArguments& args, estimate::Re
 
 int run_estimate(const EstimateArguments& args) {
   std::vector<std::string> notes;
-  auto inputs = read_inputs(args, notes);
+  std::optional<std::string> weights_problem;
+  auto inputs = read_inputs(args, notes, weights_problem);
   if (auto* failure = std::get_if<Failure>(&inputs)) return fail(*failure);
   const auto& document = std::get<evidence::EvidenceDocument>(inputs);
   const auto facts = facts::extract_facts(document);
@@ -203,6 +210,13 @@ int run_estimate(const EstimateArguments& args) {
   } else if (model.missing().reason == MissingReason::unparseable) {
     // A config.json with a value no model has (hidden_size -4096) is a damaged input, not an unknown model.
     return fail({kExitInputUnreadable, fmt::format("--model {}: {}", args.model, model.missing().detail)});
+  } else if (weights_problem) {
+    // Weights that are there but cannot be read (damaged, over ftdiag's
+    // bounds, unreadable) and nothing else to size the model by: the input
+    // is unusable, not absent.
+    return fail({kExitInputUnreadable,
+                 fmt::format("--model {}: its weights cannot be read, and no config.json ftdiag knows sizes the model: {}",
+                             args.model, *weights_problem)});
   } else {
     return fail({kExitInputNotFound,
                  fmt::format("--model {}: neither safetensors weights nor a config.json ftdiag knows the architecture of{}", args.model,

@@ -26,12 +26,19 @@ struct JudgeArguments {
 int judge(const JudgeArguments& args) {
   auto rules = load_rule_set(args.rule_dirs);
   if (!rules) return kExitRulesInvalid;
-  auto text = read_small_file(args.file, std::size_t{1} << 30);
+  // One byte past the limit tells a document over it from one at it.
+  auto text = read_small_file(args.file, evidence::kMaxJudgedDocumentBytes + 1);
   if (!text) {
     std::fprintf(stderr, "ftdiag judge: %s\n", text.missing().detail.c_str());
     return text.missing().reason == MissingReason::permission_denied ? kExitInputUnreadable : kExitInputNotFound;
   }
-  auto parsed = evidence::parse_json_input(text.value());
+  if (text.value().size() > evidence::kMaxJudgedDocumentBytes) {
+    std::fprintf(stderr,
+                 "ftdiag judge: %s is larger than %zu MiB: no evidence document or report ftdiag writes is that large\n",
+                 args.file.c_str(), evidence::kMaxJudgedDocumentBytes >> 20);
+    return kExitInputUnreadable;
+  }
+  auto parsed = evidence::parse_json_input(text.value(), {.max_values = evidence::kMaxJudgedDocumentValues});
   if (auto* failure = std::get_if<evidence::JsonInputError>(&parsed)) {
     std::fprintf(stderr, "ftdiag judge: %s: %s\n", args.file.c_str(), failure->describe().c_str());
     return kExitInputUnreadable;

@@ -407,9 +407,15 @@ Fact<DottedSettings> read_model_weights(const fs::path& model) {
   auto files = locate_weight_files(model);
   if (!files) return files.missing();
   std::vector<SafetensorsHeader> headers;
+  std::size_t tensors = 0;
   for (const auto& file : files->files) {
     auto header = read_shard(file, *files);
     if (!header) return header.missing();
+    tensors += header->tensors.size();
+    if (tensors > kMaxWeightTensors) {
+      return unparseable(fmt::format("{}: the model's files hold over {} tensors, more than ftdiag reads for one model",
+                                     model.string(), kMaxWeightTensors));
+    }
     headers.push_back(std::move(*header));
   }
   auto settings = summarize_safetensors(headers);

@@ -69,6 +69,8 @@ namespace ftdiag::collect {
 inline constexpr std::size_t kMaxWeightShards = 10000;
 inline constexpr std::size_t kMaxWeightIndexBytes = std::size_t{64} << 20;
 inline constexpr std::size_t kMaxWeightFolderEntries = 100000;
+// The tensors of one model's files together (the largest models hold ~100k).
+inline constexpr std::size_t kMaxWeightTensors = 500000;
 
 // The index's weight_map grouped by shard: "model-00001-of-00002.safetensors"
 // -> the tensors it holds. Pure. Missing(unparseable) when the text is not

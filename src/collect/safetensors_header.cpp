@@ -49,7 +49,12 @@ class NestingGuard {
   bool number_float(json::number_float_t, const json::string_t&) { return true; }
   bool string(json::string_t&) { return true; }
   bool binary(json::binary_t&) { return fail("a binary value"); }
-  bool key(json::string_t&) { return true; }
+  bool key(json::string_t&) {
+    if (depth_ == 1 && ++entries_ > kSafetensorsMaxTensors + 1) {  // + __metadata__
+      return fail(fmt::format("its header holds over {} tensors, more than ftdiag reads in one file", kSafetensorsMaxTensors));
+    }
+    return true;
+  }
   bool start_object(std::size_t) { return open(); }
   bool start_array(std::size_t) { return open(); }
   bool end_object() { return close(); }
@@ -73,6 +78,7 @@ class NestingGuard {
   }
 
   std::size_t depth_ = 0;
+  std::size_t entries_ = 0;
   std::optional<std::string> error_;
 };
 
@@ -122,7 +128,18 @@ Fact<SafetensorsTensor> tensor_shape_and_place(std::string name, const json& ent
 // known. Returns the problem, if any.
 std::optional<std::string> size_problem(const SafetensorsTensor& tensor) {
   const unsigned bits = safetensors_dtype_bits(tensor.dtype);
-  if (bits == 0) return std::nullopt;
+  if (bits == 0) {
+    // No dtype packs more than 8 elements in a byte: more elements than that
+    // is a shape no file can hold, and would make every count garbage.
+    const std::uint64_t span = tensor.end - tensor.begin;
+    std::uint64_t most = 0;
+    if (!__builtin_mul_overflow(span, std::uint64_t{8}, &most) && tensor.elements > most) {
+      return fmt::format("tensor \"{}\" of unknown dtype \"{}\": shape {} has {} elements, more than its data_offsets' {} "
+                         "bytes can hold",
+                         shown(tensor.name), shown(tensor.dtype), shape_text(tensor.shape), tensor.elements, span);
+    }
+    return std::nullopt;
+  }
   std::uint64_t total_bits = 0;
   if (__builtin_mul_overflow(tensor.elements, std::uint64_t{bits}, &total_bits)) {
     return fmt::format("tensor \"{}\"'s shape {} overflows", shown(tensor.name), shape_text(tensor.shape));
@@ -229,6 +246,10 @@ Fact<std::uint64_t> parse_safetensors_length(std::string_view first_bytes, std::
 }
 
 Fact<SafetensorsHeader> parse_safetensors_header(std::string_view text, std::optional<std::uint64_t> data_section_bytes) {
+  if (text.size() > kSafetensorsMaxParsedHeaderBytes) {
+    return unparseable(fmt::format("a header of {} bytes, over the {} MiB ftdiag parses (no model's header comes near)",
+                                   text.size(), kSafetensorsMaxParsedHeaderBytes >> 20));
+  }
   NestingGuard guard;
   // Strict: anything but whitespace (the writer's padding) after the object is an error.
   json::sax_parse(text.begin(), text.end(), &guard);

@@ -29,6 +29,12 @@ inline constexpr std::size_t kSafetensorsLengthBytes = 8;
 // The library's MAX_HEADER_SIZE: every reader refuses a longer header, so a
 // longer length is damage, not a model.
 inline constexpr std::uint64_t kSafetensorsMaxHeaderBytes = 100'000'000;
+// What ftdiag parses of one header, far above any model's (a shard's header
+// is KiBs, the largest single-file models' a few MiB): parsing costs several
+// times the text, and a 92 MB header of 1.3 million tensors would cost GiBs.
+// A larger header is refused, the reason said.
+inline constexpr std::uint64_t kSafetensorsMaxParsedHeaderBytes = std::uint64_t{32} << 20;
+inline constexpr std::size_t kSafetensorsMaxTensors = 200'000;
 
 struct SafetensorsTensor {
   std::string name;                  // "model.layers.0.self_attn.q_proj.weight"
@@ -74,6 +80,10 @@ Fact<std::uint64_t> parse_safetensors_length(std::string_view first_bytes, std::
 //     overlaps, as the library requires;
 //   - data_section_bytes is known and differs from where the last tensor
 //     ends: shorter means truncated, longer is refused by the library too.
+//   - the header is over kSafetensorsMaxParsedHeaderBytes or holds over
+//     kSafetensorsMaxTensors tensors (ftdiag's bounds, not the format's);
+//   - a tensor of an unknown dtype has more elements than 8 per byte its
+//     data_offsets span (no dtype packs more): its count would be garbage.
 // Never throws beyond allocation failure.
 Fact<SafetensorsHeader> parse_safetensors_header(std::string_view json, std::optional<std::uint64_t> data_section_bytes);
 

@@ -1,5 +1,8 @@
 #include "collectors/kernel_log_collector.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -7,12 +10,14 @@
 #include <cerrno>
 #include <cstdio>
 #include <limits>
+#include <memory>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "base/clock.h"
 #include "base/read_file.h"
+#include "base/unique_fd.h"
 #include "collect/host_name.h"
 #include "collect/kernel_log_reader.h"
 #include "collectors/evidence_walk.h"
@@ -29,7 +34,10 @@ using evidence::Provenance;
 
 namespace {
 
-constexpr std::size_t kMaxKernelLogBytes = std::size_t{1} << 30;
+// Kernel logs are read in pieces of this size, whatever their size; a line
+// is kept up to kMaxKernelLineBytes.
+constexpr std::size_t kReadBytes = std::size_t{1} << 20;
+constexpr std::size_t kMaxKernelLineBytes = 64 * 1024;
 // Kernel records this long before a run's start or after its end still
 // belong to it: an OOM report is logged around the kill, a Xid before the
 // crash it causes.
@@ -63,50 +71,109 @@ std::optional<Window> runs_window(const EvidenceDocument& document) {
   return window;
 }
 
-KernelLogEvidence evidence_from_text(std::string_view text, Provenance from, std::optional<double> boot_time,
-                                     const std::optional<Window>& window) {
-  KernelLogEvidence kernel;
-  kernel.from = std::move(from);
-  kernel.boot_time = boot_time;
-  const auto lines = parse::split_kernel_log(text);
-  for (auto& event : evidence::kernel_log_events(lines, boot_time, kernel.from)) {
-    // Without a time an event cannot be placed out of the window: kept.
-    if (window && event.time && (*event.time < window->from || *event.time > window->to)) continue;
-    if (kernel.records.size() >= evidence::kMaxKernelRecords) break;
-    kernel.records.push_back(std::move(event));
-  }
-  return kernel;
+std::optional<evidence::KernelLogEvents::Window> events_window(const std::optional<Window>& window) {
+  if (!window) return std::nullopt;
+  return evidence::KernelLogEvents::Window{window->from, window->to};
 }
 
-Fact<KernelLogEvidence> read_file_source(const fs::path& file, const std::string& collector,
-                                         const std::optional<Window>& window) {
-  auto text = read_small_file(file, kMaxKernelLogBytes);
-  if (!text) return text.missing();
-  // A file from another machine: its printk stamps cannot be placed without
-  // that machine's boot time, so only wall-clock renderings get times.
-  return evidence_from_text(text.value(), Provenance{.collector = collector, .file = file.string()}, std::nullopt, window);
+// Cuts what is read into lines, whatever the size of the pieces: a line is
+// kept up to kMaxKernelLineBytes (printk's limit is 1 KiB; the rest of a
+// longer one is garbage or a paste gone wrong), so memory stays bounded
+// whatever the file holds.
+class LineCutter {
+ public:
+  template <class Sink>
+  void feed(std::string_view piece, Sink&& sink) {
+    while (!piece.empty()) {
+      const auto newline = piece.find('\n');
+      const std::string_view part = piece.substr(0, newline);
+      if (!skipping_) {
+        const std::size_t room = kMaxKernelLineBytes - line_.size();
+        line_.append(part.substr(0, room));
+        if (part.size() > room) skipping_ = true;
+      }
+      if (newline == std::string_view::npos) return;
+      sink(std::string_view(line_));
+      line_.clear();
+      skipping_ = false;
+      piece.remove_prefix(newline + 1);
+    }
+  }
+
+  template <class Sink>
+  void finish(Sink&& sink) {
+    if (!line_.empty()) sink(std::string_view(line_));
+    line_.clear();
+  }
+
+ private:
+  std::string line_;
+  bool skipping_ = false;
+};
+
+// Reads fd to its end in pieces, each line to `events`. Missing when a read
+// fails (what was read before is kept in `events`).
+std::optional<Missing> stream_lines(int fd, const std::string& what, evidence::KernelLogEvents& events) {
+  std::unique_ptr<char[]> buffer(new char[kReadBytes]);
+  LineCutter cutter;
+  auto sink = [&](std::string_view line) { events.add_text_line(line); };
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer.get(), kReadBytes);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return missing_from_errno(errno, "read " + what);
+    if (n == 0) break;
+    cutter.feed(std::string_view(buffer.get(), static_cast<std::size_t>(n)), sink);
+  }
+  cutter.finish(sink);
+  return std::nullopt;
 }
 
 // /dev/kmsg holds the records since boot that the ring buffer still has.
-Fact<KernelLogEvidence> read_kmsg(const std::optional<Window>& window) {
-  auto reader = collect::KernelLogReader::open("/dev/kmsg", collect::KernelLogReader::From::oldest);
+Fact<KernelLogEvidence> read_kmsg(const fs::path& device, const std::optional<Window>& window) {
+  auto reader = collect::KernelLogReader::open(device, collect::KernelLogReader::From::oldest);
   if (!reader) return reader.missing();
-  std::vector<parse::KernelLine> lines;
+  KernelLogEvidence kernel;
+  kernel.from = Provenance{.collector = "kernel-log", .file = device.string()};
+  kernel.boot_time = boot_wall_time();
+  evidence::KernelLogEvents events(kernel.boot_time, kernel.from, events_window(window));
   std::uint64_t number = 0;
   reader->drain([&](std::string_view record) {
     auto line = parse::decode_kmsg_record(record);
     if (!line) return;
     line->line_number = ++number;
-    lines.push_back(std::move(*line));
+    events.add_line(*line);
   });
+  kernel.records = std::move(events).finish();
+  for (auto& event : kernel.records) event.from.line.reset();  // a record's place in the buffer, not a line of a file
+  return kernel;
+}
+
+// The kernel's log device (character device 1:11), whatever its path.
+bool is_kmsg_device(const struct stat& status) {
+  return S_ISCHR(status.st_mode) && major(status.st_rdev) == 1 && minor(status.st_rdev) == 11;
+}
+
+std::string not_a_regular_file(const fs::path& file) {
+  return file.string() + " is not a regular file (a folder, a device or a FIFO): give a file holding the kernel's log";
+}
+
+Fact<KernelLogEvidence> read_file_source(const fs::path& file, const std::string& collector,
+                                         const std::optional<Window>& window) {
+  // O_NONBLOCK: a FIFO planted in place of a log must not hang the reader.
+  UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (!fd.valid()) return missing_from_errno(errno, "open " + file.string());
+  struct stat status {};
+  if (::fstat(fd.get(), &status) != 0) return missing_from_errno(errno, "stat " + file.string());
+  if (is_kmsg_device(status)) return read_kmsg(file, window);
+  if (!S_ISREG(status.st_mode)) return Missing{MissingReason::unparseable, not_a_regular_file(file)};
+  ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
+  // A file from another machine: its printk stamps cannot be placed without
+  // that machine's boot time, so only wall-clock renderings get times.
   KernelLogEvidence kernel;
-  kernel.from = Provenance{.collector = "kernel-log", .file = "/dev/kmsg"};
-  kernel.boot_time = boot_wall_time();
-  for (auto& event : evidence::kernel_log_events(lines, kernel.boot_time, kernel.from)) {
-    event.from.line.reset();  // a record's place in the buffer, not a line of a file
-    if (window && event.time && (*event.time < window->from || *event.time > window->to)) continue;
-    kernel.records.push_back(std::move(event));
-  }
+  kernel.from = Provenance{.collector = collector, .file = file.string()};
+  evidence::KernelLogEvents events(std::nullopt, kernel.from, events_window(window));
+  if (auto failed = stream_lines(fd.get(), file.string(), events); failed && events.text_lines() == 0) return *failed;
+  kernel.records = std::move(events).finish();
   return kernel;
 }
 
@@ -119,17 +186,17 @@ Fact<KernelLogEvidence> read_journalctl(const Window& window) {
                                           std::max(0.0, window.from), window.to);
   std::FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) return missing_from_errno(errno, "run journalctl");
-  std::string text;
-  char buffer[65536];
-  std::size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0 && text.size() < kMaxKernelLogBytes) text.append(buffer, n);
+  KernelLogEvidence kernel;
+  kernel.from = Provenance{.collector = "kernel-log", .command = command.substr(0, command.find(" 2>"))};
+  evidence::KernelLogEvents events(std::nullopt, kernel.from, events_window(window));
+  stream_lines(::fileno(pipe), "journalctl's output", events);
   const int status = ::pclose(pipe);
-  if (text.empty()) {
+  if (events.text_lines() == 0) {
     return Missing{MissingReason::not_present,
                    status == 0 ? "journalctl has no kernel messages for the runs' time" : "journalctl -k failed (no journal?)"};
   }
-  return evidence_from_text(text, Provenance{.collector = "kernel-log", .command = command.substr(0, command.find(" 2>"))},
-                            std::nullopt, window);
+  kernel.records = std::move(events).finish();
+  return kernel;
 }
 
 bool recorded_since_this_boot(const EvidenceDocument& document) {
@@ -171,6 +238,13 @@ std::vector<fs::path> kernel_log_files_in(const fs::path& path) {
 }
 
 }  // namespace
+
+std::optional<std::string> kernel_log_refusal(const fs::path& file) {
+  struct stat status {};
+  if (::stat(file.c_str(), &status) != 0) return std::nullopt;  // the reader says why it cannot be opened
+  if (S_ISREG(status.st_mode) || is_kmsg_device(status)) return std::nullopt;
+  return not_a_regular_file(file);
+}
 
 bool is_kernel_log_name(const fs::path& file) {
   const std::string name = file.filename().string();
@@ -215,7 +289,7 @@ evidence::CollectorReport KernelLogCollector::collect(const fs::path& path, cons
   if (read_any) return report;
   if (context.read_this_host && window) {
     if (recorded_since_this_boot(document)) {
-      if (take("/dev/kmsg", read_kmsg(window))) return report;
+      if (take("/dev/kmsg", read_kmsg("/dev/kmsg", window))) return report;
     } else {
       failures.push_back("/dev/kmsg: the runs were recorded on another host or before its last boot");
     }

@@ -10,6 +10,9 @@
 // why each failed (dmesg_restrict, a container without /dev/kmsg).
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include "collectors/collector.h"
 
 namespace ftdiag::collectors {
@@ -27,6 +30,12 @@ class KernelLogCollector final : public Collector {
   evidence::CollectorReport collect(const std::filesystem::path& path, const CollectContext& context,
                                     evidence::EvidenceDocument& document) const override;
 };
+
+// Why `file`, named as a kernel log, cannot be read as one: it is not a
+// regular file (a folder, a FIFO, /dev/zero), which would never end or would
+// end in anything but a log. The kernel's own log device (/dev/kmsg, by its
+// device number) is read as it is now. nullopt when it can be read.
+std::optional<std::string> kernel_log_refusal(const std::filesystem::path& file);
 
 // Whether a file's name says it holds a kernel log.
 bool is_kernel_log_name(const std::filesystem::path& file);

@@ -4,6 +4,7 @@
 
 #include "evidence/job_directory.h"
 #include "evidence/phase_table.h"
+#include "evidence/quoted_line.h"
 
 namespace ftdiag::evidence {
 
@@ -14,13 +15,13 @@ void ConsoleSummary::add(double time, char stream, std::string_view text) {
   }
   if (events_) note_event(time, text);
   if (tail_.size() < kConsoleTailLines) {
-    tail_.push_back(ConsoleLine{time, stream, std::string(text)});
+    tail_.push_back(ConsoleLine{time, stream, quoted_line(text, kMaxEventText)});
     return;
   }
   auto& slot = tail_[tail_next_];
   slot.time = time;
   slot.stream = stream;
-  slot.text.assign(text);
+  slot.text = quoted_line(text, kMaxEventText);
   tail_next_ = (tail_next_ + 1) % kConsoleTailLines;
 }
 
@@ -40,7 +41,7 @@ void ConsoleSummary::note_event(double time, std::string_view text) {
   LogEvent event{.kind = std::move(matched->kind),
                  .time = time,
                  .from = Provenance{.collector = "console", .file = std::string(kConsoleFileName), .line = line_count_},
-                 .text = std::string(text.substr(0, kMaxEventText)),
+                 .text = quoted_line(text, kMaxEventText),
                  .pid = matched->pid,
                  .signal = matched->signal,
                  .exit_code = matched->exit_code,

@@ -7,13 +7,16 @@
 #include <algorithm>
 #include <cerrno>
 #include <fstream>
+#include <memory>
 
 #include <fmt/format.h>
 
+#include "evidence/console_log.h"
 #include "evidence/console_summary.h"
 #include "evidence/crash_files.h"
 #include "evidence/job_directory.h"
 #include "evidence/journal_parse.h"
+#include "evidence/quoted_line.h"
 #include "evidence/run_builder.h"
 #include "evidence/write_failures.h"
 
@@ -34,6 +37,8 @@ Fact<bool> check_regular_file(const fs::path& file) {
 }
 
 namespace {
+
+constexpr std::size_t kConsoleReadBytes = std::size_t{1} << 20;
 
 // Hands each record to the run builder and each damaged line to its problems.
 class BuilderSink final : public JournalSink {
@@ -57,15 +62,23 @@ ConsoleEvidence read_console(const fs::path& file, const PhaseTable* phases, con
   }
   ConsoleSummary summary(phases, events);
   std::ifstream in(file, std::ios::binary);
-  std::string line;
-  while (std::getline(in, line)) {
+  // ftdiag writes no line longer than kMaxLineBytes; a longer one (a console
+  // not written by ftdiag, or damage) keeps its head and tail, so memory
+  // stays bounded whatever the file holds.
+  BoundedLineCutter cutter(ConsoleLogWriter::kMaxLineBytes + 64);
+  auto add = [&](std::string_view line) {
     auto parsed = parse_console_line(line);
     if (!parsed) {
       summary.count_unparsed();
-      continue;
+      return;
     }
     summary.add(parsed->time, parsed->stream, parsed->text);
+  };
+  std::unique_ptr<char[]> buffer(new char[kConsoleReadBytes]);
+  while (in.read(buffer.get(), kConsoleReadBytes) || in.gcount() > 0) {
+    cutter.feed(std::string_view(buffer.get(), static_cast<std::size_t>(in.gcount())), add);
   }
+  cutter.finish(add);
   return std::move(summary).finish();
 }
 

@@ -84,7 +84,27 @@ std::size_t find_excess_nesting(std::string_view text, std::size_t max_depth, bo
   return excess;
 }
 
+std::size_t find_excess_values(std::string_view text, std::size_t max_values, bool allow_comments) {
+  // Every value but the first of an array or object follows a comma; every
+  // array or object opens with a bracket; the root is the first value.
+  std::size_t values = 1, excess = std::string_view::npos;
+  scan_outside_strings(text, allow_comments, [&](std::size_t i) {
+    const char c = text[i];
+    if ((c == ',' || c == '[' || c == '{') && ++values > max_values) {
+      excess = i;
+      return false;
+    }
+    return true;
+  });
+  return excess;
+}
+
 std::variant<nlohmann::json, JsonInputError> parse_json_input(std::string_view text, const JsonInputOptions& options) {
+  if (options.max_values != SIZE_MAX) {
+    if (const auto at = find_excess_values(text, options.max_values, options.allow_comments); at != std::string_view::npos) {
+      return error_at(text, at, fmt::format("more than {} values: larger than any document ftdiag writes", options.max_values));
+    }
+  }
   if (const auto at = find_excess_nesting(text, options.max_depth, options.allow_comments); at != std::string_view::npos) {
     return error_at(text, at, fmt::format("nested deeper than {} levels", options.max_depth));
   }

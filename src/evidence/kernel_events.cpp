@@ -25,15 +25,6 @@ std::optional<double> wall_time(const parse::KernelStamp& stamp, std::optional<d
   return std::nullopt;
 }
 
-std::string line_text(const std::vector<parse::KernelLine>& lines, std::uint64_t line_number) {
-  // Line numbers are 1-based positions in the text the lines came from; the
-  // lines are in order, so a binary search finds the one.
-  auto it = std::lower_bound(lines.begin(), lines.end(), line_number,
-                             [](const parse::KernelLine& l, std::uint64_t n) { return l.line_number < n; });
-  if (it == lines.end() || it->line_number != line_number) return {};
-  return it->message.substr(0, kMaxEventText);
-}
-
 void put_kib(LogEvent& event, const char* key, const std::optional<std::uint64_t>& kib) {
   if (kib) event.details[key] = std::to_string(*kib * kKiB);
 }
@@ -163,28 +154,80 @@ LogEvent convert(const Parsed& parsed) {
   else return from_suppressed(parsed);
 }
 
+constexpr std::string_view kKindNames[] = {"oom-kill", "fault", "gpu-xid", "kernel-rate-limited"};
+static_assert(std::size(kKindNames) == parse::kKernelEventKinds);
+
 }  // namespace
 
-std::vector<LogEvent> kernel_log_events(const std::vector<parse::KernelLine>& lines, std::optional<double> boot_time,
-                                        const Provenance& from) {
+KernelLogEvents::KernelLogEvents(std::optional<double> boot_time, Provenance from, std::optional<Window> window,
+                                 std::size_t keep_per_end)
+    : boot_time_(boot_time), from_(std::move(from)) {
+  parse::KernelEventStore::Admit admit;
+  if (window) {
+    admit = [boot_time, window = *window](const parse::KernelStamp& stamp) {
+      // Without a time an event cannot be placed out of the window: kept.
+      const auto time = wall_time(stamp, boot_time);
+      return !time || (*time >= window.from && *time <= window.to);
+    };
+  }
+  store_ = std::make_unique<parse::KernelEventStore>(keep_per_end, kMaxEventText, std::move(admit));
+  scanner_ = std::make_unique<parse::KernelLineScanner>(*store_);
+}
+
+KernelLogEvents::~KernelLogEvents() = default;
+
+void KernelLogEvents::add_text_line(std::string_view line) {
+  if (!splitter_) splitter_ = std::make_unique<parse::KernelTextSplitter>();
+  splitter_->feed(line, ++text_lines_);
+  for (const auto& split : splitter_->take()) scanner_->feed(split);
+}
+
+void KernelLogEvents::add_line(const parse::KernelLine& line) { scanner_->feed(line); }
+
+std::vector<LogEvent> KernelLogEvents::finish() && {
   std::vector<LogEvent> events;
-  for (const auto& parsed : parse::scan_kernel_lines(lines)) {
+  std::optional<double> last_time;
+  for (auto& kept : store_->take()) {
     std::visit(
         [&](const auto& p) {
           LogEvent event = convert(p);
-          event.time = wall_time(p.stamp, boot_time);
-          event.from = from;
+          event.time = wall_time(p.stamp, boot_time_);
+          event.from = from_;
           // A live record's number is its place among the run's kernel records,
           // not a line of any file.
-          if (from.collector != "ftdiag-run") event.from.line = p.line_number;
-          event.text = line_text(lines, p.line_number);
+          if (from_.collector != "ftdiag-run") event.from.line = p.line_number;
+          event.text = std::move(kept.text);
           if (p.stamp.sequence) event.details["sequence"] = std::to_string(*p.stamp.sequence);
           if (p.stamp.monotonic_us) event.details["monotonic_us"] = std::to_string(*p.stamp.monotonic_us);
+          if (event.time) last_time = event.time;
           events.push_back(std::move(event));
         },
-        parsed);
+        kept.event);
+  }
+  // A flood (a GPU logging Xids for hours) keeps its first and last records
+  // of each kind; how many were left out between is said.
+  const auto& left_out = store_->left_out();
+  for (std::size_t kind = 0; kind < left_out.size(); ++kind) {
+    if (left_out[kind] == 0) continue;
+    LogEvent event{.kind = "kernel-records-left-out",
+                   .time = last_time,
+                   .from = from_,
+                   .text = fmt::format("{} more {} record(s) left out between the first {} and the last {}",
+                                       left_out[kind], kKindNames[kind], store_->keep_per_end(),
+                                       store_->keep_per_end())};
+    event.details["of_kind"] = std::string(kKindNames[kind]);
+    event.details["count"] = std::to_string(left_out[kind]);
+    event.details["kept_per_end"] = std::to_string(store_->keep_per_end());
+    events.push_back(std::move(event));
   }
   return events;
+}
+
+std::vector<LogEvent> kernel_log_events(const std::vector<parse::KernelLine>& lines, std::optional<double> boot_time,
+                                        const Provenance& from) {
+  KernelLogEvents events(boot_time, from, std::nullopt, parse::KernelEventStore::kKeepAll);
+  for (const auto& line : lines) events.add_line(line);
+  return std::move(events).finish();
 }
 
 KernelLogEvidence kernel_evidence_from_records(const std::vector<KernelLogged>& records, std::optional<double> boot_time) {

@@ -28,6 +28,7 @@
 #include "evidence/kernel_events.h"
 #include "evidence/log_scan_patterns.h"
 #include "evidence/phase_table.h"
+#include "evidence/quoted_line.h"
 #include "parse/kernel_log.h"
 #include "parse/line_events.h"
 #include "parse/log_timestamp.h"
@@ -117,7 +118,18 @@ class Scan {
     last_byte_ = data[size - 1];
   }
 
-  void read_failed(Missing why) { complete_ = std::move(why); }
+  void read_failed(Missing why) {
+    if (complete_) complete_ = std::move(why);  // the first failure tells from where
+  }
+
+  // `size` bytes of a hole: NULs that were not read. They belong to the line
+  // they interrupt.
+  void hole(std::uint64_t size) {
+    if (size == 0) return;
+    bytes_ += size;
+    nul_bytes_ += size;
+    last_byte_ = '\0';
+  }
 
   // Takes in the scan of the part of the file that follows this one (read
   // by another thread from a line start): its line numbers follow ours.
@@ -290,7 +302,7 @@ class Scan {
     LogEvent event{.kind = std::move(matched.kind),
                    .time = time_of(text),
                    .from = Provenance{.collector = from_.collector, .file = from_.file, .line = number},
-                   .text = std::string(text.substr(0, kMaxEventText)),
+                   .text = quoted_line(text, kMaxEventText),
                    .pid = matched.pid,
                    .signal = matched.signal,
                    .exit_code = matched.exit_code,
@@ -355,7 +367,8 @@ class Scan {
     }
     // The first line of a read that began mid-file is a part of a line,
     // left out unless it is the only one (the end of a line longer than the
-    // read: what a terminal showed last is there).
+    // read: what a terminal showed last is there; its start is not known).
+    const bool starts_unread = !whole_file && lines.size() == 1;
     if (!whole_file && lines.size() > 1) lines.erase(lines.begin());
     const std::size_t keep = std::min(lines.size(), LogScanner::kTailLines);
     std::vector<LogLine> out;
@@ -366,7 +379,7 @@ class Scan {
       if (const auto cr = line.rfind('\r'); cr != std::string_view::npos) line = line.substr(cr + 1);
       const std::uint64_t from_end = lines.size() - 1 - k;
       out.push_back(LogLine{.line_number = line_count > from_end ? line_count - from_end : 0,
-                            .text = std::string(line.substr(0, kMaxEventText))});
+                            .text = starts_unread ? quoted_line_end(line, kMaxEventText) : quoted_line(line, kMaxEventText)});
     }
     return out;
   }
@@ -493,6 +506,22 @@ void read_range(int fd, const fs::path& file, std::uint64_t begin, std::uint64_t
   for (;;) {
     const std::uint64_t left = end - (offset + have);
     const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(LogScanner::kBlockBytes - have, left));
+    if (want > 0) {
+      // A hole (a sparse file: truncate -s 100G, or a log preallocated and
+      // never written) reads as NUL bytes: skipped by its extent, counted as
+      // NULs, never read. Where SEEK_DATA is not offered, everything is read.
+      const std::uint64_t at = offset + have;
+      const off_t data = ::lseek(fd, static_cast<off_t>(at), SEEK_DATA);
+      std::uint64_t next = at;
+      if (data >= 0) next = std::min<std::uint64_t>(static_cast<std::uint64_t>(data), end);
+      if (data < 0 && errno == ENXIO) next = end;  // a hole up to the end of the file
+      if (next > at) {
+        scan.hole(next - at);
+        if (bytes_read) bytes_read->fetch_add(next - at, std::memory_order_relaxed);
+        offset += next - at;  // buffer[0] keeps the line the hole interrupts
+        continue;
+      }
+    }
     ssize_t n = 0;
     if (want > 0) n = ::pread(fd, buffer.get() + have, want, static_cast<off_t>(offset + have));
     if (n < 0 && errno == EINTR) continue;
@@ -502,6 +531,13 @@ void read_range(int fd, const fs::path& file, std::uint64_t begin, std::uint64_t
       return;
     }
     if (n == 0) {
+      if (offset + have < end) {
+        // Short of the size it had when opened: truncated while read.
+        scan.read_failed(Missing{MissingReason::failed,
+                                 fmt::format("{} ended at byte {}, short of the {} bytes it had when opened: it was "
+                                             "truncated (or rotated) while read",
+                                             file.string(), offset + have, end)});
+      }
       scan.block(buffer.get(), have);  // the last line, without a line end when the file has none
       return;
     }
@@ -578,6 +614,14 @@ Fact<ScannedLog> LogScanner::scan_descriptor(int fd, const fs::path& file, const
   std::string tail(tail_bytes, '\0');
   ssize_t got = ::pread(fd, tail.data(), tail_bytes, static_cast<off_t>(size - tail_bytes));
   tail.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+  // A file that shrank while read (truncated, or rotated by copytruncate)
+  // may have lost what was read of it: the scan is not whole.
+  struct stat after {};
+  if (::fstat(fd, &after) == 0 && static_cast<std::uint64_t>(after.st_size) < size) {
+    scans[0].read_failed(Missing{MissingReason::failed,
+                                 fmt::format("{} shrank from {} to {} bytes while it was read (truncated or rotated)",
+                                             file.string(), size, static_cast<std::uint64_t>(after.st_size))});
+  }
   return std::move(scans[0]).finish(tail, size - begin <= kTailReadBytes);
 }
 

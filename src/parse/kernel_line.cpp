@@ -10,6 +10,7 @@
 
 #include "parse/kernel_json_line.h"
 #include "parse/kernel_log.h"
+#include "parse/kernel_stream.h"
 #include "parse/kernel_prefix.h"
 #include "parse/kernel_text.h"
 
@@ -92,7 +93,11 @@ class LogSplitter {
     }
   }
 
-  std::vector<KernelLine> take() { return std::move(lines_); }
+  std::vector<KernelLine> take() {
+    std::vector<KernelLine> out = std::move(lines_);
+    lines_.clear();
+    return out;
+  }
   void reserve(std::size_t lines) { lines_.reserve(lines); }
 
  private:
@@ -169,6 +174,19 @@ class LogSplitter {
   std::vector<KernelLine> lines_;
 };
 
+// One line of text (no "\n"): "\r" breaks a line too (progress bars,
+// SageMaker's logs); CRLF is one break.
+void feed_text_line(LogSplitter& splitter, std::string_view line, std::uint64_t number) {
+  if (line.ends_with('\r')) line.remove_suffix(1);
+  while (!line.empty()) {
+    const char* cr = static_cast<const char*>(std::memchr(line.data(), '\r', line.size()));
+    if (!cr) break;
+    splitter.feed(line.substr(0, static_cast<std::size_t>(cr - line.data())), number);
+    line.remove_prefix(static_cast<std::size_t>(cr - line.data()) + 1);
+  }
+  splitter.feed(line, number);
+}
+
 }  // namespace
 
 std::vector<KernelLine> split_kernel_log(std::string_view text, const KernelTextOptions& options) {
@@ -180,19 +198,22 @@ std::vector<KernelLine> split_kernel_log(std::string_view text, const KernelText
     const std::size_t length = newline ? static_cast<std::size_t>(newline - text.data()) : text.size();
     std::string_view line = text.substr(0, length);
     text.remove_prefix(newline ? length + 1 : length);
-    ++number;
-    // "\r" breaks a line too (progress bars, SageMaker's logs); CRLF is one break.
-    if (line.ends_with('\r')) line.remove_suffix(1);
-    while (!line.empty()) {
-      const char* cr = static_cast<const char*>(std::memchr(line.data(), '\r', line.size()));
-      if (!cr) break;
-      splitter.feed(line.substr(0, static_cast<std::size_t>(cr - line.data())), number);
-      line.remove_prefix(static_cast<std::size_t>(cr - line.data()) + 1);
-    }
-    splitter.feed(line, number);
+    feed_text_line(splitter, line, ++number);
   }
   return splitter.take();
 }
+
+struct KernelTextSplitter::State {
+  explicit State(const KernelTextOptions& options) : splitter(options) {}
+  LogSplitter splitter;
+};
+
+KernelTextSplitter::KernelTextSplitter(const KernelTextOptions& options) : state_(std::make_unique<State>(options)) {}
+KernelTextSplitter::~KernelTextSplitter() = default;
+
+void KernelTextSplitter::feed(std::string_view line, std::uint64_t number) { feed_text_line(state_->splitter, line, number); }
+
+std::vector<KernelLine> KernelTextSplitter::take() { return state_->splitter.take(); }
 
 std::optional<KernelLine> decode_kmsg_record(std::string_view record) {
   // The " KEY=value" lines after the first are device properties.

@@ -13,6 +13,7 @@ constexpr std::size_t stale_after_lines = 2000;
 constexpr std::size_t closed_kept_lines = 64;
 constexpr std::size_t max_table_rows = 100'000;
 constexpr std::size_t max_copied_rows = 1'000'000;
+constexpr std::size_t max_remembered_kills = 100'000;
 
 bool table_has(const std::vector<OomTask>& tasks, int pid) {
   return std::any_of(tasks.begin(), tasks.end(), [pid](const OomTask& task) { return task.pid == pid; });
@@ -51,7 +52,7 @@ void OomReportAssembler::forget_stale(std::size_t index) {
   });
 }
 
-bool OomReportAssembler::offer(const KernelLine& line, std::size_t index, std::vector<KernelEvent>& events) {
+bool OomReportAssembler::offer(const KernelLine& line, std::size_t index, KernelEventStore& events) {
   forget_stale(index);
   return read_kill(line, index, events) || read_report_line(line, index) || read_oom_group(line, events) ||
          read_reaped(line, events);
@@ -163,7 +164,7 @@ OomReportAssembler::Report* OomReportAssembler::report_for_kill(const KernelLine
   return route(line, [&](const Report& r) { return r.kills == 0 && !r.summary_pid; });
 }
 
-bool OomReportAssembler::read_kill(const KernelLine& line, std::size_t index, std::vector<KernelEvent>& events) {
+bool OomReportAssembler::read_kill(const KernelLine& line, std::size_t index, KernelEventStore& events) {
   OomKill parsed;
   if (!parse_kill_line(line.message, parsed)) return false;
   OomKill kill;
@@ -180,7 +181,7 @@ bool OomReportAssembler::read_kill(const KernelLine& line, std::size_t index, st
       kill.score = report->sacrifice->score;
       if (parsed.origin.empty()) parsed.origin = report->sacrifice->origin;
     }
-    if (report->kills == 0) report->first_kill_event = events.size();
+    if (report->kills == 0) report->first_kill_event = events.next_id();
     ++report->kills;
     report->last_index = index;
   }
@@ -197,14 +198,18 @@ bool OomReportAssembler::read_kill(const KernelLine& line, std::size_t index, st
   kill.uid = parsed.uid;
   kill.oom_score_adj = parsed.oom_score_adj;
   correct_pgtables_units(kill);
-  kill_event_by_pid_[kill.pid] = events.size();
-  events.emplace_back(std::move(kill));
+  // The reaper's line follows its kill closely: a flood of kills must not
+  // grow the map without end.
+  if (kill_event_by_pid_.size() >= max_remembered_kills) kill_event_by_pid_.clear();
+  const int pid = kill.pid;
+  const std::size_t id = events.add(std::move(kill), line.message);
+  kill_event_by_pid_[pid] = id;
   return true;
 }
 
 // Printed after the first kill; the group's other members follow, each
 // with a kill line of its own.
-bool OomReportAssembler::read_oom_group(const KernelLine& line, std::vector<KernelEvent>& events) {
+bool OomReportAssembler::read_oom_group(const KernelLine& line, KernelEventStore& events) {
   auto group = parse_oom_group(line.message);
   if (!group) return false;
   Report* report = route(line, [&](const Report& r) {
@@ -213,15 +218,19 @@ bool OomReportAssembler::read_oom_group(const KernelLine& line, std::vector<Kern
   if (!report) report = route(line, [](const Report& r) { return r.kills > 0; });
   if (!report) return true;
   report->context.oom_group = true;
-  if (auto* first = std::get_if<OomKill>(&events[report->first_kill_event])) first->oom_group = true;
+  if (auto* first = events.find(report->first_kill_event)) {
+    if (auto* kill = std::get_if<OomKill>(first)) kill->oom_group = true;
+  }
   return true;
 }
 
-bool OomReportAssembler::read_reaped(const KernelLine& line, std::vector<KernelEvent>& events) {
+bool OomReportAssembler::read_reaped(const KernelLine& line, KernelEventStore& events) {
   auto pid = parse_reaped_pid(line.message);
   if (!pid) return false;
   if (auto it = kill_event_by_pid_.find(*pid); it != kill_event_by_pid_.end()) {
-    if (auto* kill = std::get_if<OomKill>(&events[it->second])) kill->reaped = true;
+    if (auto* event = events.find(it->second)) {
+      if (auto* kill = std::get_if<OomKill>(event)) kill->reaped = true;
+    }
   }
   return true;
 }

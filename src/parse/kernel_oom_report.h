@@ -13,15 +13,16 @@
 
 #include "parse/kernel_log.h"
 #include "parse/kernel_oom.h"
+#include "parse/kernel_stream.h"
 
 namespace ftdiag::parse::detail {
 
 class OomReportAssembler {
  public:
   // Reads `line` (the index-th of its log) when it belongs to an OOM
-  // report; true when it did. Kills are appended to `events`, and a later
-  // oom_reaper or memory.oom.group line may update one there.
-  bool offer(const KernelLine& line, std::size_t index, std::vector<KernelEvent>& events);
+  // report; true when it did. Kills are added to `events`, and a later
+  // oom_reaper or memory.oom.group line may update one there while it is kept.
+  bool offer(const KernelLine& line, std::size_t index, KernelEventStore& events);
 
   // Whether a line that only matters inside a report (a task-table row, a
   // "CPU: .. PID:" banner) could be one now.
@@ -49,9 +50,9 @@ class OomReportAssembler {
   void forget_stale(std::size_t index);
 
   bool read_report_line(const KernelLine& line, std::size_t index);
-  bool read_kill(const KernelLine& line, std::size_t index, std::vector<KernelEvent>& events);
-  bool read_oom_group(const KernelLine& line, std::vector<KernelEvent>& events);
-  bool read_reaped(const KernelLine& line, std::vector<KernelEvent>& events);
+  bool read_kill(const KernelLine& line, std::size_t index, KernelEventStore& events);
+  bool read_oom_group(const KernelLine& line, KernelEventStore& events);
+  bool read_reaped(const KernelLine& line, KernelEventStore& events);
   Report* report_for_kill(const KernelLine& line, int pid);
 
   std::vector<Report> open_;  // oldest first; a few at most

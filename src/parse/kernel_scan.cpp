@@ -6,6 +6,7 @@
 #include "parse/kernel_log.h"
 #include "parse/kernel_oom.h"
 #include "parse/kernel_oom_report.h"
+#include "parse/kernel_stream.h"
 #include "parse/kernel_text.h"
 
 namespace ftdiag::parse {
@@ -65,13 +66,14 @@ class FatalSignalFollowUp {
     active_ = true;
   }
 
-  bool read(std::string_view message, std::size_t index, std::vector<KernelEvent>& events) {
+  bool read(std::string_view message, std::size_t index, KernelEventStore& events) {
     if (!active_) return false;
     if (index > until_) {
       active_ = false;
       return false;
     }
-    auto* fault = std::get_if<KernelFault>(&events[event_]);
+    auto* event = events.find(event_);
+    auto* fault = event ? std::get_if<KernelFault>(event) : nullptr;
     if (!fault) return false;
     if (auto banner = detail::parse_dump_banner(message)) {
       if (fault->pid && *fault->pid != banner->pid) return false;
@@ -101,40 +103,55 @@ void stamp(Event& event, const KernelLine& line) {
 
 }  // namespace
 
-std::vector<KernelEvent> scan_kernel_lines(const std::vector<KernelLine>& lines) {
-  std::vector<KernelEvent> events;
+struct KernelLineScanner::State {
+  explicit State(KernelEventStore& store) : events(store) {}
+  KernelEventStore& events;
   detail::OomReportAssembler oom;
   FatalSignalFollowUp follow_up;
-  for (std::size_t index = 0; index < lines.size(); ++index) {
-    const KernelLine& line = lines[index];
-    const std::string_view m = line.message;
-    if (follow_up.read(m, index, events)) continue;
-    if ((oom.any_open() && report_continuation(m)) || might_be_oom(m)) {
-      if (oom.offer(line, index, events)) continue;
-    }
-    if (might_be_fault(m)) {
-      if (auto fault = parse_fault_line(m)) {
-        stamp(*fault, line);
-        const bool needs_pid = !fault->pid && fault->kind == "fatal-signal";
-        events.emplace_back(std::move(*fault));
-        if (needs_pid) follow_up.expect(events.size() - 1, index);
-        continue;
-      }
-    }
-    if (contains(head(m, 128), "NVRM: ")) {
-      if (auto xid = parse_xid_line(m)) {
-        stamp(*xid, line);
-        events.emplace_back(std::move(*xid));
-        continue;
-      }
-    }
-    if (m.ends_with("suppressed") || m.ends_with("suppressed ")) {
-      if (auto suppressed = parse_suppressed(m)) {
-        stamp(*suppressed, line);
-        events.emplace_back(std::move(*suppressed));
-      }
+  std::size_t index = 0;
+};
+
+KernelLineScanner::KernelLineScanner(KernelEventStore& events) : state_(std::make_unique<State>(events)) {}
+KernelLineScanner::~KernelLineScanner() = default;
+
+void KernelLineScanner::feed(const KernelLine& line) {
+  auto& [events, oom, follow_up, index] = *state_;
+  const std::size_t at = index++;
+  const std::string_view m = line.message;
+  if (follow_up.read(m, at, events)) return;
+  if ((oom.any_open() && report_continuation(m)) || might_be_oom(m)) {
+    if (oom.offer(line, at, events)) return;
+  }
+  if (might_be_fault(m)) {
+    if (auto fault = parse_fault_line(m)) {
+      stamp(*fault, line);
+      const bool needs_pid = !fault->pid && fault->kind == "fatal-signal";
+      const std::size_t id = events.add(std::move(*fault), m);
+      if (needs_pid) follow_up.expect(id, at);
+      return;
     }
   }
+  if (contains(head(m, 128), "NVRM: ")) {
+    if (auto xid = parse_xid_line(m)) {
+      stamp(*xid, line);
+      events.add(std::move(*xid), m);
+      return;
+    }
+  }
+  if (m.ends_with("suppressed") || m.ends_with("suppressed ")) {
+    if (auto suppressed = parse_suppressed(m)) {
+      stamp(*suppressed, line);
+      events.add(std::move(*suppressed), m);
+    }
+  }
+}
+
+std::vector<KernelEvent> scan_kernel_lines(const std::vector<KernelLine>& lines) {
+  KernelEventStore store(KernelEventStore::kKeepAll, 0);
+  KernelLineScanner scanner(store);
+  for (const auto& line : lines) scanner.feed(line);
+  std::vector<KernelEvent> events;
+  for (auto& kept : store.take()) events.push_back(std::move(kept.event));
   return events;
 }
 

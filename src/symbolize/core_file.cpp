@@ -21,6 +21,12 @@ constexpr int kMachine = EM_AARCH64;
 constexpr int kMachine = EM_NONE;
 #endif
 
+// A core's notes hold a few KiB per thread and the mapped files' names: tens
+// of MiB for the largest processes. A note segment larger than this is
+// damage or a trap (a sparse 8 GiB one would be read page by page), and the
+// core is refused with the reason.
+constexpr std::uint64_t kMaxNoteSegmentBytes = std::uint64_t{256} << 20;
+
 Missing unparseable(const std::filesystem::path& path, std::string_view why) {
   return Missing{MissingReason::unparseable, fmt::format("{}: {}", path.string(), why)};
 }
@@ -41,6 +47,21 @@ std::optional<std::string> truncation(Elf* elf, std::uint64_t file_size) {
   if (needed <= file_size) return std::nullopt;
   return fmt::format("truncated: {} bytes of the {} its segments need (the core size limit, ulimit -c, or a full "
                      "disk cut it short)", file_size, needed);
+}
+
+std::optional<std::string> oversized_notes(Elf* elf) {
+  std::size_t count = 0;
+  if (elf_getphdrnum(elf, &count) != 0) return std::nullopt;
+  for (std::size_t i = 0; i < count; ++i) {
+    GElf_Phdr header;
+    if (gelf_getphdr(elf, static_cast<int>(i), &header) == nullptr || header.p_type != PT_NOTE) continue;
+    if (header.p_filesz > kMaxNoteSegmentBytes) {
+      return fmt::format("a note segment (PT_NOTE) of {} bytes, over the {} MiB a core's notes may take here: damaged, "
+                         "or not a core the kernel wrote",
+                         header.p_filesz, kMaxNoteSegmentBytes >> 20);
+    }
+  }
+  return std::nullopt;
 }
 
 void read_notes(Elf* elf, CoreNotes& notes) {
@@ -83,6 +104,7 @@ Fact<std::unique_ptr<CoreFile>> CoreFile::open(const std::filesystem::path& path
     return unparseable(path, fmt::format("a core of another machine (e_machine {})", header.e_machine));
   }
   if (auto why = truncation(core->elf_, static_cast<std::uint64_t>(status.st_size))) return unparseable(path, *why);
+  if (auto why = oversized_notes(core->elf_)) return unparseable(path, *why);
   read_notes(core->elf_, core->notes_);
   if (core->notes_.thread_ids.empty()) return unparseable(path, "no thread in its notes (NT_PRSTATUS)");
   return core;

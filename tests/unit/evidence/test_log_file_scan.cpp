@@ -10,12 +10,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "evidence/quoted_line.h"
 #include "log_scan_testing.h"
 
 namespace {
@@ -184,10 +187,14 @@ TEST_CASE("log scan: a 10 MB line is read in pieces, and the lines after it keep
   CHECK(scanned.log.line_count == 4);
   CHECK(scanned.log.ends_mid_line);
   CHECK(event_lines(scanned.log) == std::vector<std::string>{"2: launcher-teardown", "3: rank-failed"});
-  for (const auto& event : scanned.log.events) CHECK(event.text.size() <= kMaxEventText);
+  // Quoted by their head and tail around the bytes left out (quoted_line.h).
+  const std::string marker = elision_marker(10'000'000 - kMaxEventText);
+  for (const auto& event : scanned.log.events) CHECK(event.text.size() <= kMaxEventText + marker.size());
   REQUIRE_FALSE(scanned.log.tail.empty());
   CHECK(scanned.log.tail.back().line_number == 4);
-  CHECK(scanned.log.tail.back().text == std::string(kMaxEventText, 'z'));
+  // Only its last MiB was read for the tail: its start is not known, and not shown as if it were.
+  CHECK(scanned.log.tail.back().text ==
+        " … [over " + std::to_string(LogScanner::kTailReadBytes - kMaxEventText) + " bytes elided] … " + std::string(kMaxEventText, 'z'));
 }
 
 TEST_CASE("log scan: line numbers stay exact across blocks") {
@@ -436,4 +443,38 @@ TEST_CASE("log scan: what reads as text") {
   CHECK_FALSE(looks_like_text(std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10)));
   CHECK_FALSE(looks_like_text(std::string("\x80\x02}q\0(X", 7)));
   CHECK_FALSE(looks_like_text(std::string(64, '\0')));
+}
+
+TEST_CASE("log scan: a file truncated while it is read is not complete, and says why") {
+  const fs::path folder = fs::temp_directory_path() / ("ftdiag-log-shrink-" + std::to_string(::getpid()));
+  fs::create_directories(folder);
+  const fs::path file = folder / "train.log";
+  {
+    std::ofstream out(file, std::ios::binary);
+    const std::string line = "step 1 loss 2.000 lr 0.0001 some more words to fill the line\n";
+    for (std::size_t written = 0; written < LogScanner::kBlockBytes * 16; written += line.size()) out << line;
+  }
+  // Truncated as soon as the first block is read: the reads after it come up short.
+  std::atomic<std::uint64_t> bytes_read{0};
+  std::thread truncator([&] {
+    while (bytes_read.load() == 0) std::this_thread::yield();
+    ::truncate(file.c_str(), 1000);
+  });
+  const auto scanned = project_scanner().scan_file(file, "log-files", &bytes_read, 1);
+  truncator.join();
+  fs::remove_all(folder);
+  REQUIRE(scanned);
+  REQUIRE_FALSE(scanned->log.complete);
+  CHECK(scanned->log.complete.missing().detail.find("truncated") != std::string::npos);
+}
+
+TEST_CASE("log scan: a line longer than the quoting limit keeps its head and tail around the bytes elided") {
+  const std::string line = "HEAD" + std::string(100000, 'x') + "TAIL";
+  const auto scanned = scan("step 1 loss 2.0\n" + line + "\n");
+  REQUIRE_FALSE(scanned.log.tail.empty());
+  const std::string& quoted = scanned.log.tail.back().text;
+  CHECK(quoted.size() < 5000);
+  CHECK(quoted.starts_with("HEADxxx"));
+  CHECK(quoted.ends_with("xxxTAIL"));
+  CHECK(quoted.find("bytes elided]") != std::string::npos);
 }
