@@ -138,7 +138,11 @@ evidence::CollectorReport ConfigFilesCollector::collect(const fs::path& path, co
     problems.push_back(fmt::format("more than {} configurations: the rest not read", kMaxConfigsPerPath));
     return WalkStep::stop;
   };
-  for (auto& problem : walk_tree(path, visitor)) problems.push_back(std::move(problem));
+  for (auto& problem : walk_tree(path, visitor)) {
+    // A folder the walk could not open is a refusal as much as a file.
+    denied = denied || problem.find("Permission denied") != std::string::npos;
+    problems.push_back(std::move(problem));
+  }
   for (const auto& problem : problems) report.sources.push_back(problem);
   if (configs.empty() && problems.empty()) {
     report.outcome = Missing{MissingReason::not_present, "no configuration of a known kind under " + path.string()};
