@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <set>
 #include <string>
 #include <string_view>
@@ -59,7 +60,9 @@ void mark_skipped(const std::string& why) {
 bool filters_test_cases(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
-    if (arg.starts_with("--test-case=") || arg.starts_with("-tc=")) return true;
+    if (arg.starts_with("--test-case=") || arg.starts_with("-tc=") || arg.starts_with("--source-file=") ||
+        arg.starts_with("-sf="))
+      return true;
   }
   return false;
 }
@@ -74,11 +77,19 @@ int main(int argc, char** argv) {
   if (context.shouldExit()) return result;
   const auto& tally = ftdiag::test::tally();
   if (tally.cases_run == 0 && ftdiag::test::filters_test_cases(argc, argv)) {
-    std::fprintf(stderr, "no test case matched the --test-case filter: nothing ran\n");
+    std::fprintf(stderr, "no test case matched the --test-case or --source-file filter: nothing ran\n");
     return 1;
   }
   if (result != 0 || tally.skipped.empty()) return result;
   if (static_cast<int>(tally.skipped.size()) == tally.cases_run) return ftdiag::test::kSkipExitCode;
+  if (std::getenv("FTDIAG_TEST_WHOLE_FILE") != nullptr) {
+    std::fprintf(stderr,
+                 "%zu of %d test cases skipped in a run of a whole file: ctest would show it passed. "
+                 "tests/CMakeLists.txt lists a file case by case when it calls FTDIAG_SKIP itself; "
+                 "call it there, not from a helper\n",
+                 tally.skipped.size(), tally.cases_run);
+    return 1;
+  }
   std::fprintf(stderr, "%zu of %d test cases skipped (they cannot run here)\n", tally.skipped.size(),
                tally.cases_run);
   return result;

@@ -4,26 +4,23 @@
 #include <optional>
 #include <utility>
 
+#include "base/ascii.h"
 #include "base/token_shapes.h"
 
 namespace ftdiag {
 
 namespace {
 
-bool is_alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+using ascii::is_alnum;
+using ascii::is_blank;
+using ascii::run_length;
+
 bool is_name_char(char c) { return is_alnum(c) || c == '_' || c == '-' || c == '.'; }
-bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
 // A token starts where a word does: `my-hf_...` holds one, `xhf_...` and
 // `my_hf_...` do not.
 bool starts_word(std::string_view text, std::size_t at) { return at == 0 || (!is_alnum(text[at - 1]) && text[at - 1] != '_'); }
 
-template <class Pred>
-std::size_t run_length(std::string_view text, std::size_t at, Pred pred) {
-  std::size_t n = 0;
-  while (at + n < text.size() && pred(text[at + n])) ++n;
-  return n;
-}
 
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;

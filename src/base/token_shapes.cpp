@@ -1,5 +1,7 @@
 #include "base/token_shapes.h"
 
+#include "base/ascii.h"
+
 #include <array>
 #include <cctype>
 
@@ -7,17 +9,13 @@ namespace ftdiag {
 
 namespace {
 
-bool is_alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+using ascii::is_alnum;
+using ascii::run_length;
+
 bool is_token_char(char c) { return is_alnum(c) || c == '_' || c == '-'; }
 bool is_base64url(char c) { return is_alnum(c) || c == '_' || c == '-' || c == '='; }
 bool is_upper_or_digit(char c) { return std::isupper(static_cast<unsigned char>(c)) != 0 || std::isdigit(static_cast<unsigned char>(c)) != 0; }
 
-template <class Pred>
-std::size_t run_length(std::string_view text, std::size_t at, Pred pred) {
-  std::size_t n = 0;
-  while (at + n < text.size() && pred(text[at + n])) ++n;
-  return n;
-}
 
 // A prefix and the body that follows it. Bodies of letters and digits only
 // where the issuer's tokens are so (hf_, ghp_): `hf_transformers_cache` is

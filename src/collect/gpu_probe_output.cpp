@@ -165,20 +165,20 @@ json parse(std::string_view text) {
   return json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
 }
 
-Fact<model::GpuInventory> unparseable(std::string detail) {
+Fact<model::GpuInventory> probe_output_unparseable(std::string detail) {
   return Missing{MissingReason::unparseable, std::move(detail)};
 }
 
 }  // namespace
 
 Fact<model::GpuInventory> parse_gpu_inventory(std::string_view json_text) {
-  if (auto refused = out_of_bounds(json_text)) return unparseable(*refused);
+  if (auto refused = out_of_bounds(json_text)) return probe_output_unparseable(*refused);
   const json root = parse(json_text);
-  if (root.is_discarded()) return unparseable("not a JSON document");
+  if (root.is_discarded()) return probe_output_unparseable("not a JSON document");
   std::string error;
   Fields fields(root, "", error);
   model::GpuInventory inventory;
-  if (!fields.require("devices")) return unparseable(error);
+  if (!fields.require("devices")) return probe_output_unparseable(error);
   inventory.probed = true;
   inventory.libcuda = fields.text("libcuda");
   inventory.libnvml = fields.text("libnvml");
@@ -186,7 +186,7 @@ Fact<model::GpuInventory> parse_gpu_inventory(std::string_view json_text) {
   inventory.cuda_init_result = fields.integer("cuda_init_result", INT_MIN, INT_MAX);
   inventory.driver_version = fields.text("driver_version");
   const json* devices = fields.array("devices");
-  if (devices && devices->size() > kMaxGpuDevices) return unparseable("more than 64 devices");
+  if (devices && devices->size() > kMaxGpuDevices) return probe_output_unparseable("more than 64 devices");
   std::size_t budget = kMaxGpuProcesses;
   for (std::size_t i = 0; devices && i < devices->size() && error.empty(); ++i) {
     inventory.devices.push_back(read_device((*devices)[i], "devices[" + std::to_string(i) + "]", budget, error));
@@ -197,7 +197,7 @@ Fact<model::GpuInventory> parse_gpu_inventory(std::string_view json_text) {
       else inventory.problems.push_back((*problems)[i].get<std::string>());
     }
   }
-  if (!error.empty()) return unparseable(error);
+  if (!error.empty()) return probe_output_unparseable(error);
   return inventory;
 }
 

@@ -32,7 +32,7 @@ std::string parser_message(std::string_view what) {
   return shown(what);
 }
 
-Missing unparseable(std::string detail) { return Missing{MissingReason::unparseable, std::move(detail)}; }
+Missing settings_unparseable(std::string detail) { return Missing{MissingReason::unparseable, std::move(detail)}; }
 
 // nlohmann's SAX interface (json::sax_parse): builds the dotted keys while
 // parsing, so the bounds stop a hostile input before it is all read and no
@@ -47,7 +47,7 @@ class Flattener {
   bool number_unsigned(json::number_unsigned_t value) { return leaf(std::to_string(value)); }
   bool number_float(json::number_float_t, const json::string_t& written) { return leaf(written); }
   bool string(json::string_t& value) { return leaf(std::move(value)); }
-  bool binary(json::binary_t&) { return fail(unparseable("binary value")); }  // only from CBOR and the like
+  bool binary(json::binary_t&) { return fail(settings_unparseable("binary value")); }  // only from CBOR and the like
   bool start_object(std::size_t) { return open(false); }
   bool start_array(std::size_t) { return open(true); }
   bool end_object() { return close("{}"); }
@@ -55,7 +55,7 @@ class Flattener {
   bool key(json::string_t& name);
   bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& error) {
     // position counts the bytes read, the offending one included.
-    return fail(unparseable(fmt::format("{}: {}", line_column_of(text_, position > 0 ? position - 1 : 0),
+    return fail(settings_unparseable(fmt::format("{}: {}", line_column_of(text_, position > 0 ? position - 1 : 0),
                                         parser_message(error.what()))));
   }
 
@@ -127,7 +127,7 @@ bool Flattener::begin_value() {
 bool Flattener::put(std::string value) {
   settings_.insert_or_assign(path_, std::move(value));
   if (settings_.size() <= kMaxJsonSettingsKeys) return true;
-  return fail(unparseable(fmt::format("more than {} settings (the last read: {}): not a configuration file",
+  return fail(settings_unparseable(fmt::format("more than {} settings (the last read: {}): not a configuration file",
                                       kMaxJsonSettingsKeys, shown(path_))));
 }
 
@@ -137,7 +137,7 @@ bool Flattener::open(bool array) {
   if (levels_.empty() && array) return fail(not_an_object());
   if (!levels_.empty() && !begin_value()) return false;
   if (levels_.size() >= kMaxJsonSettingsDepth) {
-    return fail(unparseable(fmt::format("nested deeper than {} levels (at {})", kMaxJsonSettingsDepth, shown(path_))));
+    return fail(settings_unparseable(fmt::format("nested deeper than {} levels (at {})", kMaxJsonSettingsDepth, shown(path_))));
   }
   levels_.push_back(Level{array, path_.size()});
   return true;
@@ -154,7 +154,7 @@ bool Flattener::close(const char* empty_mark) {
 
 Missing Flattener::not_an_object() const {
   const auto first = text_.find_first_not_of(" \t\r\n");
-  return unparseable(fmt::format("{}: the top level is not an object (a configuration is one)",
+  return settings_unparseable(fmt::format("{}: the top level is not an object (a configuration is one)",
                                  line_column_of(text_, first == std::string_view::npos ? 0 : first)));
 }
 
@@ -162,7 +162,7 @@ Missing Flattener::not_an_object() const {
 
 Fact<JsonSettings> flatten_json_settings(std::string_view text) {
   if (text.size() > kMaxJsonSettingsBytes) {
-    return unparseable(fmt::format("more than {} MiB: not a configuration file", kMaxJsonSettingsBytes >> 20));
+    return settings_unparseable(fmt::format("more than {} MiB: not a configuration file", kMaxJsonSettingsBytes >> 20));
   }
   Flattener flattener(text);
   // Strict: anything but whitespace after the value is an error.

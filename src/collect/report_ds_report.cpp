@@ -15,7 +15,7 @@ namespace ftdiag::collect::report {
 
 namespace {
 
-constexpr std::string_view kFormat = "ds-report";
+constexpr std::string_view kDsReportFormat = "ds-report";
 constexpr std::size_t kMaxOps = 64;
 
 // "torch version .................... 2.0.1+cu118" -> {"torch version",
@@ -34,20 +34,20 @@ void add_compiled_with(std::string_view value, std::uint64_t line, Sink& sink) {
   for (auto part : text::split(value, ',')) {
     const auto fields = text::fields(part);
     if (fields.size() != 2) continue;
-    if (fields[0] == "torch") sink.add(kFormat, "deepspeed.built_torch_release", leading_version(fields[1]), line);
-    if (fields[0] == "cuda") sink.add(kFormat, "deepspeed.built_cuda_version", leading_version(fields[1]), line);
+    if (fields[0] == "torch") sink.add(kDsReportFormat, "deepspeed.built_torch_release", leading_version(fields[1]), line);
+    if (fields[0] == "cuda") sink.add(kDsReportFormat, "deepspeed.built_cuda_version", leading_version(fields[1]), line);
   }
 }
 
 void add_general(std::string_view name, std::string_view value, std::uint64_t line, Sink& sink) {
-  if (name == "torch version") sink.add(kFormat, "package.torch", leading_version(value), line);
-  else if (name == "torch cuda version") sink.add(kFormat, "torch.cuda_version", leading_version(value), line);
-  else if (name == "torch hip version") sink.add(kFormat, "torch.hip_version", leading_version(value), line);
-  else if (name == "nvcc version") sink.add(kFormat, "cuda.toolkit_version", leading_version(value), line);
-  else if (name == "deepspeed info") sink.add(kFormat, "package.deepspeed", leading_version(value), line);  // "0.9.2, hash, branch"
+  if (name == "torch version") sink.add(kDsReportFormat, "package.torch", leading_version(value), line);
+  else if (name == "torch cuda version") sink.add(kDsReportFormat, "torch.cuda_version", leading_version(value), line);
+  else if (name == "torch hip version") sink.add(kDsReportFormat, "torch.hip_version", leading_version(value), line);
+  else if (name == "nvcc version") sink.add(kDsReportFormat, "cuda.toolkit_version", leading_version(value), line);
+  else if (name == "deepspeed info") sink.add(kDsReportFormat, "package.deepspeed", leading_version(value), line);  // "0.9.2, hash, branch"
   else if (name == "deepspeed wheel compiled w.") add_compiled_with(value, line, sink);
   else if (name == "shared memory (/dev/shm) size") {
-    if (auto bytes = leading_size(value)) sink.add(kFormat, "host.shm_total_bytes", std::to_string(*bytes), line);
+    if (auto bytes = leading_size(value)) sink.add(kDsReportFormat, "host.shm_total_bytes", std::to_string(*bytes), line);
   }
 }
 
@@ -67,7 +67,7 @@ class DsReportReader final : public Reader {
   void finish(Sink& sink) override {
     if (!table_line_) return;
     std::sort(installed_.begin(), installed_.end());
-    sink.add_list(kFormat, "deepspeed.installed_ops", fmt::format("{}", fmt::join(installed_, ",")), table_line_);
+    sink.add_list(kDsReportFormat, "deepspeed.installed_ops", fmt::format("{}", fmt::join(installed_, ",")), table_line_);
   }
 
  private:

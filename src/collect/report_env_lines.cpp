@@ -13,7 +13,7 @@ namespace ftdiag::collect::report {
 
 namespace {
 
-constexpr std::string_view kFormat = "env-report";
+constexpr std::string_view kEnvReportFormat = "env-report";
 
 // Where a label's value goes; how it is read is the kind's.
 enum class Kind { version, torch_version, text, platform, boolean, size, gpu_name, gpus };
@@ -66,13 +66,13 @@ std::pair<std::string_view, std::string_view> split_label(std::string_view text)
 
 void add_torch_version(std::string_view key, std::string_view value, const Line& line, Sink& sink) {
   const auto version = leading_version(value);
-  sink.add(kFormat, key, version, line.number);
+  sink.add(kEnvReportFormat, key, version, line.number);
   // "2.2.0 (True)": whether CUDA was available; "(CUDA)" in transformers 4.4x.
   const auto open = value.find('(', version.size());
   if (open == std::string_view::npos) return;
   const auto inside = value.substr(open + 1, value.find(')', open) - open - 1);
-  if (auto available = python_bool(inside); !available.empty()) sink.add(kFormat, "torch.cuda_available", available, line.number);
-  else if (inside == "CUDA") sink.add(kFormat, "torch.cuda_available", "true", line.number);
+  if (auto available = python_bool(inside); !available.empty()) sink.add(kEnvReportFormat, "torch.cuda_available", available, line.number);
+  else if (inside == "CUDA") sink.add(kEnvReportFormat, "torch.cuda_available", "true", line.number);
 }
 
 // "2x NVIDIA RTX A6000, 47.536 GB memory each" or "NVIDIA A100".
@@ -83,35 +83,35 @@ void add_gpus(std::string_view value, const Line& line, Sink& sink) {
     count = static_cast<std::size_t>(text::to_u64(value.substr(0, i)).value_or(0));
     value = text::trim(value.substr(i + 1));
     if (count == 0 || count > 64) return;
-    sink.add(kFormat, "gpu.count", std::to_string(count), line.number);
+    sink.add(kEnvReportFormat, "gpu.count", std::to_string(count), line.number);
   }
   const auto comma = value.find(',');
   const auto name = text::trim(value.substr(0, comma));
   std::optional<std::uint64_t> memory;
   if (comma != std::string_view::npos) memory = leading_size(text::trim(value.substr(comma + 1)));
   for (std::size_t g = 0; g < count; ++g) {
-    sink.add(kFormat, "gpu." + std::to_string(g) + ".name", name, line.number);
-    if (memory) sink.add(kFormat, "gpu." + std::to_string(g) + ".memory_bytes", std::to_string(*memory), line.number);
+    sink.add(kEnvReportFormat, "gpu." + std::to_string(g) + ".name", name, line.number);
+    if (memory) sink.add(kEnvReportFormat, "gpu." + std::to_string(g) + ".memory_bytes", std::to_string(*memory), line.number);
   }
 }
 
 void add_labelled(const Label& label, std::string_view value, const Line& line, Sink& sink) {
   switch (label.kind) {
-    case Kind::version: sink.add(kFormat, label.key, leading_version(value), line.number); break;
+    case Kind::version: sink.add(kEnvReportFormat, label.key, leading_version(value), line.number); break;
     case Kind::torch_version: add_torch_version(label.key, value, line, sink); break;
     case Kind::text:
-      if (!contains_icase(value, "could not collect")) sink.add(kFormat, label.key, value, line.number);
+      if (!contains_icase(value, "could not collect")) sink.add(kEnvReportFormat, label.key, value, line.number);
       break;
     case Kind::platform:
-      sink.add(kFormat, label.key, value, line.number);
-      sink.add(kFormat, "host.kernel", kernel_of_platform(value), line.number);
+      sink.add(kEnvReportFormat, label.key, value, line.number);
+      sink.add(kEnvReportFormat, "host.kernel", kernel_of_platform(value), line.number);
       break;
-    case Kind::boolean: sink.add(kFormat, label.key, python_bool(value), line.number); break;
+    case Kind::boolean: sink.add(kEnvReportFormat, label.key, python_bool(value), line.number); break;
     case Kind::size:
-      if (auto bytes = leading_size(value)) sink.add(kFormat, label.key, std::to_string(*bytes), line.number);
+      if (auto bytes = leading_size(value)) sink.add(kEnvReportFormat, label.key, std::to_string(*bytes), line.number);
       break;
     case Kind::gpu_name:
-      if (!value.empty() && !contains_icase(value, "could not collect")) sink.add(kFormat, label.key, value, line.number);
+      if (!value.empty() && !contains_icase(value, "could not collect")) sink.add(kEnvReportFormat, label.key, value, line.number);
       break;
     case Kind::gpus: add_gpus(value, line, sink); break;
   }
@@ -137,7 +137,7 @@ bool add_label_line(std::string_view text, const Line& line, Sink& sink) {
   }
   const std::string key = package_key(label);
   if (key.empty()) return false;
-  sink.add(kFormat, key, leading_version(value), line.number);
+  sink.add(kEnvReportFormat, key, leading_version(value), line.number);
   return true;
 }
 
@@ -149,9 +149,9 @@ void add_version_phrase(std::string_view text, const Line& line, Sink& sink) {
   const std::string name = simplified_label(text.substr(0, at));
   const auto value = text::trim(text.substr(at + 9));
   if (name == "python" || name == "pytorch") {
-    sink.add(kFormat, name == "python" ? "python.version" : "package.torch", leading_version(value), line.number);
+    sink.add(kEnvReportFormat, name == "python" ? "python.version" : "package.torch", leading_version(value), line.number);
   } else if (const std::string package = kept_package(name); !package.empty()) {
-    sink.add(kFormat, "package." + package, leading_version(value), line.number);
+    sink.add(kEnvReportFormat, "package." + package, leading_version(value), line.number);
   }
 }
 

@@ -11,7 +11,7 @@ namespace ftdiag::collect::report {
 
 namespace {
 
-constexpr std::string_view kFormat = "free";
+constexpr std::string_view kFreeFormat = "free";
 constexpr std::uint64_t kCommandReach = 4;  // lines from the command to its Mem: row
 constexpr std::uint64_t kHeaderReach = 1;   // lines from the header to the Mem: row (Swap: follows)
 
@@ -62,7 +62,7 @@ class FreeReader final : public Reader {
     if (!bytes && unit_ && header_line_ - command_line_ <= kCommandReach) {
       if (auto number = text::to_u64(column)) bytes = text::checked_mul(*number, *unit_);
     }
-    if (bytes) sink.add(kFormat, key, std::to_string(*bytes), line.number);
+    if (bytes) sink.add(kFreeFormat, key, std::to_string(*bytes), line.number);
   }
 
   std::optional<std::uint64_t> unit_;

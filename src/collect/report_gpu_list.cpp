@@ -10,7 +10,7 @@ namespace ftdiag::collect::report {
 
 namespace {
 
-constexpr std::string_view kFormat = "gpu-list";
+constexpr std::string_view kGpuListFormat = "gpu-list";
 constexpr std::string_view kCollectEnvLabel = "GPU models and configuration:";
 
 struct ListedGpu {
@@ -40,7 +40,7 @@ class GpuListReader final : public Reader {
     if (!continues) end_listing(sink);
     if (!gpu || (!continues && gpu->index != 0)) return;
     if (next_index_ == 0) first_line_ = line.number;
-    sink.add(kFormat, "gpu." + std::to_string(gpu->index) + ".name", gpu->name, line.number);
+    sink.add(kGpuListFormat, "gpu." + std::to_string(gpu->index) + ".name", gpu->name, line.number);
     ++next_index_;
   }
 
@@ -48,7 +48,7 @@ class GpuListReader final : public Reader {
 
  private:
   void end_listing(Sink& sink) {
-    if (next_index_ > 0) sink.add(kFormat, "gpu.count", std::to_string(next_index_), first_line_);
+    if (next_index_ > 0) sink.add(kGpuListFormat, "gpu.count", std::to_string(next_index_), first_line_);
     next_index_ = 0;
   }
 

@@ -13,7 +13,7 @@ namespace ftdiag::collect::report {
 
 namespace {
 
-constexpr std::string_view kFormat = "nvidia-smi";
+constexpr std::string_view kNvidiaSmiFormat = "nvidia-smi";
 // nvidia-smi -q puts "CUDA Version" a line or two below "Driver Version".
 constexpr std::uint64_t kCudaVersionLinesAfterDriver = 3;
 
@@ -70,17 +70,17 @@ class NvidiaSmiReader final : public Reader {
   void line(const Line& line, Sink& sink) override {
     const auto text = line.text;
     if (auto driver = version_after(text, "Driver Version"); !driver.empty()) {
-      sink.add(kFormat, "gpu.driver_version", driver, line.number);
+      sink.add(kNvidiaSmiFormat, "gpu.driver_version", driver, line.number);
       driver_line_ = line.number;
     }
     if (driver_line_ && line.number - driver_line_ <= kCudaVersionLinesAfterDriver) {
-      sink.add(kFormat, "gpu.driver_cuda_version", version_after(text, "CUDA Version"), line.number);
+      sink.add(kNvidiaSmiFormat, "gpu.driver_cuda_version", version_after(text, "CUDA Version"), line.number);
     }
     table_row(line, sink);
   }
 
   void finish(Sink& sink) override {
-    if (!indices_.empty()) sink.add(kFormat, "gpu.count", std::to_string(indices_.size()), first_row_line_);
+    if (!indices_.empty()) sink.add(kNvidiaSmiFormat, "gpu.count", std::to_string(indices_.size()), first_row_line_);
   }
 
  private:
@@ -89,12 +89,12 @@ class NvidiaSmiReader final : public Reader {
     const bool row = text.starts_with("|");
     const auto cells = row ? text::split(text.substr(1), '|') : std::vector<std::string_view>{};
     if (pending_ && cells.size() >= 2) {
-      if (auto total = memory_total(cells[1])) sink.add(kFormat, "gpu." + std::to_string(*pending_) + ".memory_bytes", std::to_string(*total), line.number);
+      if (auto total = memory_total(cells[1])) sink.add(kNvidiaSmiFormat, "gpu." + std::to_string(*pending_) + ".memory_bytes", std::to_string(*total), line.number);
     }
     pending_.reset();
     const auto gpu = gpu_row(cells);
     if (!gpu) return;
-    sink.add(kFormat, "gpu." + std::to_string(gpu->index) + ".name", gpu->name, line.number);
+    sink.add(kNvidiaSmiFormat, "gpu." + std::to_string(gpu->index) + ".name", gpu->name, line.number);
     if (indices_.empty()) first_row_line_ = line.number;
     indices_.insert(gpu->index);
     pending_ = gpu->index;

@@ -12,7 +12,7 @@ namespace ftdiag::collect::report {
 
 namespace {
 
-constexpr std::string_view kFormat = "package-list";
+constexpr std::string_view kPackagesFormat = "package-list";
 
 std::string key_of(std::string_view name) {
   if (lowercase(name) == "python") return "python.version";
@@ -44,7 +44,7 @@ void add_pins(const std::vector<std::string_view>& fields, const Line& line, Sin
     auto version = token.substr(equals + 1);
     if (version.starts_with("=")) version.remove_prefix(1);  // pip's ==, conda's =
     const std::string key = key_of(token.substr(0, equals));
-    if (!key.empty()) sink.add(kFormat, key, leading_version(version), line.number);
+    if (!key.empty()) sink.add(kPackagesFormat, key, leading_version(version), line.number);
   }
 }
 
@@ -53,8 +53,8 @@ void add_row(std::vector<std::string_view> fields, const Line& line, Sink& sink)
   if (fields.size() < 2 || fields.size() > 5 || !is_version_column(fields[1])) return;
   const std::string key = key_of(fields[0]);
   if (key.empty()) return;
-  sink.add(kFormat, key, fields[1], line.number);
-  if (key == "package.torch" && fields.size() >= 3) sink.add(kFormat, "torch.cuda_version", conda_cuda(fields[2]), line.number);
+  sink.add(kPackagesFormat, key, fields[1], line.number);
+  if (key == "package.torch" && fields.size() >= 3) sink.add(kPackagesFormat, "torch.cuda_version", conda_cuda(fields[2]), line.number);
 }
 
 class PackageListReader final : public Reader {

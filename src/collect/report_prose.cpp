@@ -5,17 +5,19 @@
 // start-up line ("DeepSpeed info: version=0.12.4, git-hash=…").
 #include "collect/report_reader.h"
 #include "collect/report_text.h"
+
+#include "base/ascii.h"
 #include "collect/text_scan.h"
 
 namespace ftdiag::collect::report {
 
 namespace {
 
-constexpr std::string_view kFormat = "prose";
+constexpr std::string_view kProseFormat = "prose";
 constexpr std::uint64_t kMaxGpusStated = 1024;
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alnum(char c) { return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+using ascii::is_alnum;
+using ascii::is_digit;
 // A number inside "v1.5" or "x_8" is not a count or a size of its own.
 bool is_word(char c) { return is_alnum(c) || c == '.' || c == '_'; }
 bool starts_word(std::string_view text, std::size_t at) { return at == 0 || !is_word(text[at - 1]); }
@@ -98,8 +100,8 @@ void add_extensions_root(std::string_view text, const Line& line, Sink& sink) {
   if (!rest.starts_with("_cu") || rest.starts_with("_cpu")) return;
   const auto cuda = digits_at(rest.substr(3));
   if (python.empty() || cuda.empty()) return;
-  sink.add(kFormat, "python.version", python_of_tag(python), line.number);
-  sink.add(kFormat, "torch.cuda_version", cuda_of_tag(cuda), line.number);
+  sink.add(kProseFormat, "python.version", python_of_tag(python), line.number);
+  sink.add(kProseFormat, "torch.cuda_version", cuda_of_tag(cuda), line.number);
 }
 
 class ProseReader final : public Reader {
@@ -108,12 +110,12 @@ class ProseReader final : public Reader {
     const auto text = line.text;
     auto memory = ram_label(text);
     if (!memory) memory = memory_phrase(text);
-    if (memory) sink.add(kFormat, "host.mem_total_bytes", std::to_string(*memory), line.number);
-    if (auto count = gpu_count_phrase(text)) sink.add(kFormat, "gpu.count", std::to_string(*count), line.number);
+    if (memory) sink.add(kProseFormat, "host.mem_total_bytes", std::to_string(*memory), line.number);
+    if (auto count = gpu_count_phrase(text)) sink.add(kProseFormat, "gpu.count", std::to_string(*count), line.number);
     add_extensions_root(text, line, sink);
     constexpr std::string_view kDeepSpeedInfo = "DeepSpeed info: version=";
     if (const auto at = text.find(kDeepSpeedInfo); at != std::string_view::npos) {
-      sink.add(kFormat, "package.deepspeed", leading_version(text.substr(at + kDeepSpeedInfo.size())), line.number);
+      sink.add(kProseFormat, "package.deepspeed", leading_version(text.substr(at + kDeepSpeedInfo.size())), line.number);
     }
   }
 };

@@ -3,6 +3,7 @@
 #include <array>
 #include <cmath>
 
+#include "base/ascii.h"
 #include "collect/dist_info.h"
 #include "collect/python_package_catalogue.h"
 #include "collect/text_scan.h"
@@ -11,9 +12,9 @@ namespace ftdiag::collect::report {
 
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+using ascii::is_alpha;
+using ascii::is_digit;
+constexpr char lower(char c) { return ascii::to_lower(c); }
 
 // Packages outside the environment reader's catalogue whose versions still
 // explain deaths: extensions compiled against one torch (torch-scatter,

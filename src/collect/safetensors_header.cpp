@@ -14,7 +14,7 @@ namespace {
 
 using json = nlohmann::json;
 
-Missing unparseable(std::string detail) { return Missing{MissingReason::unparseable, std::move(detail)}; }
+Missing header_unparseable(std::string detail) { return Missing{MissingReason::unparseable, std::move(detail)}; }
 
 // Tensor names come from the file: printable and bounded before they reach a
 // detail, which ends up in JSON documents.
@@ -96,7 +96,7 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) { return fmt::fo
 Fact<std::vector<std::uint64_t>> whole_numbers(const json& array) {
   std::vector<std::uint64_t> numbers;
   for (const auto& number : array) {
-    if (!number.is_number_unsigned()) return unparseable("not whole numbers");
+    if (!number.is_number_unsigned()) return header_unparseable("not whole numbers");
     numbers.push_back(number.get<std::uint64_t>());
   }
   return numbers;
@@ -104,22 +104,22 @@ Fact<std::vector<std::uint64_t>> whole_numbers(const json& array) {
 
 Fact<SafetensorsTensor> tensor_shape_and_place(std::string name, const json& entry) {
   const std::string who = fmt::format("tensor \"{}\"", shown(name));
-  if (!entry.is_object()) return unparseable(who + " is not an object");
+  if (!entry.is_object()) return header_unparseable(who + " is not an object");
   const auto dtype = entry.find("dtype");
   const auto shape = entry.find("shape");
   const auto offsets = entry.find("data_offsets");
-  if (dtype == entry.end() || !dtype->is_string()) return unparseable(who + " has no dtype");
-  if (shape == entry.end() || !shape->is_array()) return unparseable(who + " has no shape");
+  if (dtype == entry.end() || !dtype->is_string()) return header_unparseable(who + " has no dtype");
+  if (shape == entry.end() || !shape->is_array()) return header_unparseable(who + " has no shape");
   if (offsets == entry.end() || !offsets->is_array() || offsets->size() != 2) {
-    return unparseable(who + " has no data_offsets [begin, end]");
+    return header_unparseable(who + " has no data_offsets [begin, end]");
   }
   auto dimensions = whole_numbers(*shape);
   auto places = whole_numbers(*offsets);
-  if (!dimensions) return unparseable(who + "'s shape is " + dimensions.missing().detail);
-  if (!places) return unparseable(who + "'s data_offsets are " + places.missing().detail);
+  if (!dimensions) return header_unparseable(who + "'s shape is " + dimensions.missing().detail);
+  if (!places) return header_unparseable(who + "'s data_offsets are " + places.missing().detail);
   const auto elements = product(*dimensions);
-  if (!elements) return unparseable(fmt::format("{}'s shape {} overflows", who, shape_text(*dimensions)));
-  if ((*places)[1] < (*places)[0]) return unparseable(who + "'s data_offsets end before they begin");
+  if (!elements) return header_unparseable(fmt::format("{}'s shape {} overflows", who, shape_text(*dimensions)));
+  if ((*places)[1] < (*places)[0]) return header_unparseable(who + "'s data_offsets end before they begin");
   return SafetensorsTensor{std::move(name), dtype->get<std::string>(), std::move(*dimensions), *elements,
                            (*places)[0], (*places)[1]};
 }
@@ -154,11 +154,11 @@ std::optional<std::string> size_problem(const SafetensorsTensor& tensor) {
 }
 
 Fact<std::map<std::string, std::string>> metadata_of(const json& entry) {
-  if (!entry.is_object()) return unparseable("its __metadata__ is not an object");
+  if (!entry.is_object()) return header_unparseable("its __metadata__ is not an object");
   std::map<std::string, std::string> metadata;
   for (const auto& [key, value] : entry.items()) {
     // The library reads it as a map of strings and refuses anything else.
-    if (!value.is_string()) return unparseable(fmt::format("its __metadata__ \"{}\" is not a string", shown(key)));
+    if (!value.is_string()) return header_unparseable(fmt::format("its __metadata__ \"{}\" is not a string", shown(key)));
     metadata.emplace(key, value.get<std::string>());
   }
   return metadata;
@@ -195,7 +195,7 @@ std::optional<std::string> data_section_problem(std::uint64_t needed, std::optio
 }
 
 Fact<SafetensorsHeader> header_of(const json& root) {
-  if (!root.is_object()) return unparseable("its header is not a JSON object");
+  if (!root.is_object()) return header_unparseable("its header is not a JSON object");
   SafetensorsHeader header;
   for (const auto& [name, entry] : root.items()) {
     if (name == "__metadata__") {
@@ -207,11 +207,11 @@ Fact<SafetensorsHeader> header_of(const json& root) {
     }
     auto tensor = tensor_shape_and_place(name, entry);
     if (!tensor) return tensor.missing();
-    if (auto problem = size_problem(*tensor)) return unparseable(std::move(*problem));
+    if (auto problem = size_problem(*tensor)) return header_unparseable(std::move(*problem));
     if (safetensors_dtype_bits(tensor->dtype) == 0) ++header.unknown_dtype_tensors;
     header.tensors.push_back(std::move(*tensor));
   }
-  if (auto problem = tiling_problem(header)) return unparseable(std::move(*problem));
+  if (auto problem = tiling_problem(header)) return header_unparseable(std::move(*problem));
   return header;
 }
 
@@ -226,7 +226,7 @@ unsigned safetensors_dtype_bits(std::string_view dtype) {
 
 Fact<std::uint64_t> parse_safetensors_length(std::string_view first_bytes, std::optional<std::uint64_t> file_size) {
   if (first_bytes.size() < kSafetensorsLengthBytes) {
-    return unparseable(fmt::format("{} bytes, shorter than the 8 that give a safetensors header's length",
+    return header_unparseable(fmt::format("{} bytes, shorter than the 8 that give a safetensors header's length",
                                    first_bytes.size()));
   }
   std::uint64_t length = 0;
@@ -234,12 +234,12 @@ Fact<std::uint64_t> parse_safetensors_length(std::string_view first_bytes, std::
     length = (length << 8) | static_cast<unsigned char>(first_bytes[i]);
   }
   if (length > kSafetensorsMaxHeaderBytes) {
-    return unparseable(fmt::format("a header length of {} bytes is over the format's limit of {}: not a safetensors file",
+    return header_unparseable(fmt::format("a header length of {} bytes is over the format's limit of {}: not a safetensors file",
                                    length, kSafetensorsMaxHeaderBytes));
   }
-  if (length < 2) return unparseable(fmt::format("a header length of {} bytes cannot hold a JSON object", length));
+  if (length < 2) return header_unparseable(fmt::format("a header length of {} bytes cannot hold a JSON object", length));
   if (file_size && *file_size < kSafetensorsLengthBytes + length) {
-    return unparseable(fmt::format("truncated inside its header: {} bytes, the header alone needs {}", *file_size,
+    return header_unparseable(fmt::format("truncated inside its header: {} bytes, the header alone needs {}", *file_size,
                                    kSafetensorsLengthBytes + length));
   }
   return length;
@@ -247,16 +247,16 @@ Fact<std::uint64_t> parse_safetensors_length(std::string_view first_bytes, std::
 
 Fact<SafetensorsHeader> parse_safetensors_header(std::string_view text, std::optional<std::uint64_t> data_section_bytes) {
   if (text.size() > kSafetensorsMaxParsedHeaderBytes) {
-    return unparseable(fmt::format("a header of {} bytes, over the {} MiB ftdiag parses (no model's header comes near)",
+    return header_unparseable(fmt::format("a header of {} bytes, over the {} MiB ftdiag parses (no model's header comes near)",
                                    text.size(), kSafetensorsMaxParsedHeaderBytes >> 20));
   }
   NestingGuard guard;
   // Strict: anything but whitespace (the writer's padding) after the object is an error.
   json::sax_parse(text.begin(), text.end(), &guard);
-  if (guard.error()) return unparseable(*guard.error());
+  if (guard.error()) return header_unparseable(*guard.error());
   auto header = header_of(json::parse(text.begin(), text.end(), nullptr, false));
   if (!header) return header;
-  if (auto problem = data_section_problem(header->data_bytes, data_section_bytes)) return unparseable(std::move(*problem));
+  if (auto problem = data_section_problem(header->data_bytes, data_section_bytes)) return header_unparseable(std::move(*problem));
   return header;
 }
 
@@ -264,7 +264,7 @@ Fact<SafetensorsHeader> parse_safetensors_start(std::string_view file_start, std
   auto length = parse_safetensors_length(file_start, file_size);
   if (!length) return length.missing();
   if (file_start.size() - kSafetensorsLengthBytes < *length) {
-    return unparseable(fmt::format("truncated inside its header: {} bytes, the header alone needs {}", file_start.size(),
+    return header_unparseable(fmt::format("truncated inside its header: {} bytes, the header alone needs {}", file_start.size(),
                                    kSafetensorsLengthBytes + *length));
   }
   std::optional<std::uint64_t> data_section;

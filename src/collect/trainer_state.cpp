@@ -10,7 +10,7 @@ namespace {
 
 using json = nlohmann::json;
 
-Missing unparseable(std::string detail) { return Missing{MissingReason::unparseable, std::move(detail)}; }
+Missing trainer_state_unparseable(std::string detail) { return Missing{MissingReason::unparseable, std::move(detail)}; }
 
 }  // namespace
 
@@ -21,7 +21,7 @@ bool looks_like_trainer_state(std::string_view text) {
 
 Fact<DottedSettings> read_trainer_state(std::string_view text) {
   if (text.size() > kMaxTrainerStateBytes) {
-    return unparseable(fmt::format("more than {} MiB: not a trainer state", kMaxTrainerStateBytes >> 20));
+    return trainer_state_unparseable(fmt::format("more than {} MiB: not a trainer state", kMaxTrainerStateBytes >> 20));
   }
   std::size_t entries = 0;
   json last;
@@ -44,10 +44,10 @@ Fact<DottedSettings> read_trainer_state(std::string_view text) {
   try {
     document = json::parse(text.begin(), text.end(), keep);
   } catch (const json::parse_error& error) {
-    return unparseable(fmt::format("{}: {}", line_column_of(text, error.byte > 0 ? error.byte - 1 : 0),
+    return trainer_state_unparseable(fmt::format("{}: {}", line_column_of(text, error.byte > 0 ? error.byte - 1 : 0),
                                    printable_excerpt(error.what())));
   }
-  if (!document.is_object()) return unparseable("the top level is not an object (a trainer state is one)");
+  if (!document.is_object()) return trainer_state_unparseable("the top level is not an object (a trainer state is one)");
   if (document.contains("log_history")) {
     json history = json::object();
     history["length"] = entries;

@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::size_t kRecogniseBytes = 64 * 1024;  // recognises() reads this much of a file, at most
+constexpr std::size_t kConfigRecogniseBytes = 64 * 1024;  // recognises() reads this much of a file, at most
 constexpr std::size_t kRecogniseFiles = 64;         // and this many files
 
 // Names that are JSON but never a configuration of the job (a tokenizer's
@@ -91,7 +91,7 @@ bool ConfigFilesCollector::recognises(const fs::path& path) const {
   TreeVisitor visitor;
   visitor.file = [&](const fs::path& file) {
     if (!worth_reading(file)) return WalkStep::go_on;
-    const auto candidate = read_candidate(*tree, file, kRecogniseBytes);
+    const auto candidate = read_candidate(*tree, file, kConfigRecogniseBytes);
     found = candidate.reading.has_value() || candidate.denied;
     return found || ++tried >= kRecogniseFiles ? WalkStep::stop : WalkStep::go_on;
   };

@@ -13,7 +13,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::size_t kRecogniseBytes = 256 * 1024;
+constexpr std::size_t kReportRecogniseBytes = 256 * 1024;
 constexpr std::size_t kMaxProblemsListed = 20;
 
 }  // namespace
@@ -22,7 +22,7 @@ bool EnvironmentReportsCollector::recognises(const fs::path& path) const {
   auto tree = TreeReads::open(path);
   if (!tree) return false;
   for (const auto& file : report_candidate_files(path)) {
-    auto text = read_text_head(*tree, file, kRecogniseBytes);
+    auto text = read_text_head(*tree, file, kReportRecogniseBytes);
     if (text && !collect::parse_environment_report(text.value()).empty()) return true;
   }
   return false;

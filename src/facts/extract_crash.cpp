@@ -25,7 +25,6 @@ constexpr std::uint64_t kNearStack = 64 * 1024;    // a push or call lands withi
 constexpr std::uint64_t kGuardGap = 1024 * 1024;   // the kernel keeps 256 pages below a growing stack
 constexpr int kSiKernel = 0x80;                    // SI_KERNEL: x86's general protection fault
 constexpr std::size_t kStackFramesAsText = 12;
-constexpr std::size_t kPythonFramesAsText = 8;
 
 const char* kCrashFacts[] = {"crash.ld_library_path", "crash.ld_preload", "crash.recorded",   "crash.source",       "crash.function",     "crash.source_line",
                              "crash.module",     "crash.module_role",  "crash.stack",        "crash.roles_on_stack",

@@ -12,7 +12,6 @@ namespace ftdiag::facts {
 
 namespace {
 
-constexpr std::size_t kPythonFramesAsText = 8;
 // A gasp long before the incident says little about what killed it.
 constexpr double kGaspRelevantSeconds = 120;
 constexpr double kClockSlack = 0.5;

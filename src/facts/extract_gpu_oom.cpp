@@ -22,7 +22,7 @@ namespace ftdiag::facts {
 
 namespace {
 
-void set_bytes(FactSet& facts, const char* name, const std::optional<std::uint64_t>& bytes, const std::string& pointer,
+void set_gpu_bytes(FactSet& facts, const char* name, const std::optional<std::uint64_t>& bytes, const std::string& pointer,
                const Missing& why) {
   if (bytes) {
     facts.set(name, static_cast<std::int64_t>(*bytes), pointer);
@@ -40,12 +40,12 @@ void set_processes(FactSet& facts, const parse::CudaOomMessage& m, const std::st
     if (process.pid) others += process.bytes;
     else own = process.bytes;
   }
-  set_bytes(facts, "gpu_oom.process_bytes", own, pointer,
+  set_gpu_bytes(facts, "gpu_oom.process_bytes", own, pointer,
             m.processes.empty() ? unprinted
                                 : Missing{MissingReason::not_present,
                                           "the message names no process as this one: in a container NVML's pids are the host's, "
                                           "so this process is one of the \"Process N\" entries"});
-  set_bytes(facts, "gpu_oom.other_processes_bytes", own ? std::optional<std::uint64_t>(others) : std::nullopt, pointer,
+  set_gpu_bytes(facts, "gpu_oom.other_processes_bytes", own ? std::optional<std::uint64_t>(others) : std::nullopt, pointer,
             m.processes.empty() ? unprinted
                                 : Missing{MissingReason::not_present,
                                           "the message names no process as this one, so which \"Process N\" entries are others is unknown"});
@@ -59,11 +59,11 @@ void set_message_facts(FactSet& facts, const parse::CudaOomMessage& m, const std
   facts.set("gpu_oom.requested_bytes", static_cast<std::int64_t>(m.requested_bytes), pointer);
   if (m.gpu) facts.set("gpu_oom.gpu", std::int64_t{*m.gpu}, pointer);
   else facts.set_missing("gpu_oom.gpu", unprinted);
-  set_bytes(facts, "gpu_oom.total_bytes", m.total_bytes, pointer, unprinted);
-  set_bytes(facts, "gpu_oom.free_bytes", m.free_bytes, pointer, unprinted);
-  set_bytes(facts, "gpu_oom.allocated_bytes", m.allocated_bytes, pointer, unprinted);
-  set_bytes(facts, "gpu_oom.reserved_bytes", m.reserved_bytes, pointer, unprinted);
-  set_bytes(facts, "gpu_oom.reserved_unallocated_bytes", m.reserved_unallocated_bytes, pointer, unprinted);
+  set_gpu_bytes(facts, "gpu_oom.total_bytes", m.total_bytes, pointer, unprinted);
+  set_gpu_bytes(facts, "gpu_oom.free_bytes", m.free_bytes, pointer, unprinted);
+  set_gpu_bytes(facts, "gpu_oom.allocated_bytes", m.allocated_bytes, pointer, unprinted);
+  set_gpu_bytes(facts, "gpu_oom.reserved_bytes", m.reserved_bytes, pointer, unprinted);
+  set_gpu_bytes(facts, "gpu_oom.reserved_unallocated_bytes", m.reserved_unallocated_bytes, pointer, unprinted);
   if (m.reserved_bytes && m.reserved_unallocated_bytes && *m.reserved_bytes > 0) {
     facts.set("gpu_oom.fragmentation_ratio",
               static_cast<double>(*m.reserved_unallocated_bytes) / static_cast<double>(*m.reserved_bytes), pointer);

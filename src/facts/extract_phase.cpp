@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "facts/console_tail.h"
 #include "facts/extract.h"
 #include "facts/probe_markers.h"
 
@@ -13,7 +14,6 @@ namespace ftdiag::facts {
 
 namespace {
 
-constexpr std::size_t kTailLinesAsFact = 60;
 // Console timestamps and death timestamps come from the same clock, but a
 // line can be read a moment after the death that followed it.
 constexpr double kClockSlack = 0.5;
@@ -149,12 +149,7 @@ void extract_phase_facts(const evidence::EvidenceDocument& document, const std::
   }
   facts.set("console.lines", static_cast<std::int64_t>(run.console.line_count), at + "/console/line_count");
   const auto& tail = run.console.tail;
-  std::string text;
-  for (std::size_t i = tail.size() > kTailLinesAsFact ? tail.size() - kTailLinesAsFact : 0; i < tail.size(); ++i) {
-    text += tail[i].text;
-    text += '\n';
-  }
-  facts.set("console.tail", std::move(text), at + "/console/tail");
+  facts.set("console.tail", console_tail_text(tail), at + "/console/tail");
   for (std::size_t i = tail.size(); i-- > 0;) {
     if (tail[i].text.find_first_not_of(" \t\r") == std::string::npos) continue;
     facts.set("console.last_line", tail[i].text, fmt::format("{}/console/tail/{}/text", at, i));

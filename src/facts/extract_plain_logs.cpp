@@ -12,13 +12,12 @@
 
 #include <fmt/format.h>
 
+#include "facts/console_tail.h"
 #include "facts/extract.h"
 
 namespace ftdiag::facts {
 
 namespace {
-
-constexpr std::size_t kTailLinesAsFact = 60;
 
 struct LogRef {
   std::size_t host = 0;
@@ -92,12 +91,7 @@ void extract_console(const LogRef& log, FactSet& facts) {
   const auto& tail = log.evidence->tail;
   const auto at = log.pointer();
   set_if_missing(facts, "console.lines", static_cast<std::int64_t>(log.evidence->line_count), at + "/line_count");
-  std::string text;
-  for (std::size_t i = tail.size() > kTailLinesAsFact ? tail.size() - kTailLinesAsFact : 0; i < tail.size(); ++i) {
-    text += tail[i].text;
-    text += '\n';
-  }
-  set_if_missing(facts, "console.tail", std::move(text), at + "/tail");
+  set_if_missing(facts, "console.tail", console_tail_text(tail), at + "/tail");
   for (std::size_t i = tail.size(); i-- > 0;) {
     if (tail[i].text.find_first_not_of(" \t\r") == std::string::npos) continue;
     set_if_missing(facts, "console.last_line", tail[i].text, fmt::format("{}/tail/{}/text", at, i));

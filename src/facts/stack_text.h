@@ -58,6 +58,9 @@ std::string folded_frames(std::string_view package, std::size_t count);
 //   "_reduce_ex_internal (_tensor.py:391) <- (2 torch frames) <- save
 //    (serialization.py:423) <- save_checkpoint (train.py:40)"
 // `shown` counts the frames shown.
+// Python frames a stack fact shows (crash.python_stack, gasp.python_stack).
+inline constexpr std::size_t kPythonFramesAsText = 8;
+
 template <class Frame>
 std::string python_stack_text(const std::vector<Frame>& frames, std::size_t shown) {
   std::string text;

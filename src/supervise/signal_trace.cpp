@@ -41,7 +41,7 @@ constexpr std::size_t kMaxSavedCmdlinesBytes = 4 * 1024 * 1024;
 // record-cmd and record-tgid are left alone: they act on the whole host.
 constexpr const char* kLayoutOptions[] = {"nolatency-format", "context-info", "noraw", "nohex", "nobin"};
 
-Missing cannot(int error, std::string_view what) {
+Missing trace_cannot(int error, std::string_view what) {
   if (error == EACCES || error == EPERM) {
     return {MissingReason::permission_denied,
             fmt::format("needs root (CAP_SYS_ADMIN) to create a tracefs instance ({}: {})", what, std::strerror(error))};
@@ -108,11 +108,11 @@ std::optional<Missing> SignalTrace::Instance::configure(const SignalTraceOptions
 
   const std::string event = std::string(kEventDir).substr(1);
   if (!options.signals.empty()) {
-    if (int error = write(event + "/filter", filter_for(options.signals))) return cannot(error, "set the event's filter");
+    if (int error = write(event + "/filter", filter_for(options.signals))) return trace_cannot(error, "set the event's filter");
   }
-  if (int error = write(event + "/enable", "1")) return cannot(error, "enable signal:signal_generate");
+  if (int error = write(event + "/enable", "1")) return trace_cannot(error, "enable signal:signal_generate");
   pipe.reset(::open((path + "/trace_pipe").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-  if (!pipe.valid()) return cannot(errno, "open the instance's trace_pipe");
+  if (!pipe.valid()) return trace_cannot(errno, "open the instance's trace_pipe");
   return std::nullopt;
 }
 
@@ -135,7 +135,7 @@ std::optional<Missing> check_tracepoint(const TracefsRoot& root) {
     return Missing{MissingReason::unsupported,
                    "the kernel has no signal:signal_generate tracepoint (built without CONFIG_TRACEPOINTS or event tracing)"};
   }
-  return cannot(errno, "look up signal:signal_generate");
+  return trace_cannot(errno, "look up signal:signal_generate");
 }
 
 struct InstancePlace {
@@ -154,7 +154,7 @@ Fact<InstancePlace> make_instance(const SignalTraceOptions& options, const Trace
   auto undo = make_trace_instance_undo(path + std::string(kEventDir) + "/enable", path,
                                        root.mounted_here ? root.path : std::string{});
   if (!undo) return Missing{MissingReason::failed, "the tracefs path is too long: " + path};
-  if (int error = make_instance_dir(path)) return cannot(error, "mkdir " + path);
+  if (int error = make_instance_dir(path)) return trace_cannot(error, "mkdir " + path);
   return InstancePlace{path, *undo};
 }
 

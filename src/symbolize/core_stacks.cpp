@@ -22,11 +22,11 @@ namespace {
 int no_debuginfo(Dwfl_Module*, void**, const char*, Dwarf_Addr, const char*, const char*, GElf_Word, char**) {
   return -1;
 }
-char* g_debuginfo_path = nullptr;
+char* g_core_debuginfo_path = nullptr;
 const Dwfl_Callbacks kCoreCallbacks = {
     .find_elf = dwfl_build_id_find_elf,  // by build-id, else the NT_FILE path (as eu-stack --core)
     .find_debuginfo = no_debuginfo,
-    .debuginfo_path = &g_debuginfo_path,
+    .debuginfo_path = &g_core_debuginfo_path,
 };
 
 // A loop in a corrupt stack ends here (eu-stack's default is 256).

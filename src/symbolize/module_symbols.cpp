@@ -16,12 +16,12 @@ namespace {
 // debuginfo by build-id in /usr/lib/debug/.build-id, then beside the file
 // (.debug/) and under /usr/lib/debug (the default path, as gdb and
 // eu-addr2line look for it).
-char* g_debuginfo_path = nullptr;
+char* g_module_debuginfo_path = nullptr;
 const Dwfl_Callbacks kOfflineCallbacks = {
     .find_elf = dwfl_build_id_find_elf,
     .find_debuginfo = dwfl_standard_find_debuginfo,
     .section_address = dwfl_offline_section_address,
-    .debuginfo_path = &g_debuginfo_path,
+    .debuginfo_path = &g_module_debuginfo_path,
 };
 
 // What identifies the file now on disk at a path: a replaced library (a new

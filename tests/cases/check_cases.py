@@ -10,6 +10,7 @@ Pass: on every decidable case the verdict is the expected cause (an OOM
 case labelled container-oom is also met by any host-OOM cause with scope
 cgroup); on the others, the expected cause or `unknown`, never a wrong cause
 with confidence >= 0.7. Exit 1 on any failure, 2 on a usage error."""
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -46,13 +47,14 @@ def main():
     ftdiag, cases = sys.argv[1], sys.argv[2]
     rows, failures = [], 0
     decidable_total = decidable_right = 0
-    for name in sorted(os.listdir(cases)):
-        expected_file = os.path.join(cases, name, "expected.json")
-        if not os.path.isfile(expected_file):
-            continue
-        with open(expected_file) as f:
+    names = [n for n in sorted(os.listdir(cases)) if os.path.isfile(os.path.join(cases, n, "expected.json"))]
+    # The analyses are independent: run one per CPU (a sanitized ftdiag takes a
+    # second or more to start).
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        verdicts = list(pool.map(lambda n: verdict_of(ftdiag, os.path.join(cases, n, "job")), names))
+    for name, (verdict, problem) in zip(names, verdicts):
+        with open(os.path.join(cases, name, "expected.json")) as f:
             expected = json.load(f)
-        verdict, problem = verdict_of(ftdiag, os.path.join(cases, name, "job"))
         if verdict is None:
             failures += 1
             rows.append((name, expected["cause"], expected["decidable"], "-", "-", "FAIL " + problem))

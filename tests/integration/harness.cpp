@@ -500,4 +500,8 @@ double wall_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+bool pid_namespaces_available() {
+  return run(Launch{{"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "/bin/true"}}, 10).exited_with(0);
+}
+
 }  // namespace ftdiag::itest

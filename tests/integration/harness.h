@@ -28,6 +28,10 @@ using nlohmann::json;
 // Every wait in these tests gives up after this long.
 inline constexpr double kDeadlineSeconds = 30;
 
+// Debian's Python, with its CPU torch (python3-torch); the python3 on PATH may
+// be another one.
+inline constexpr const char* kDebianPython = "/usr/bin/python3";
+
 fs::path ftdiag_binary();
 fs::path crasher(std::string_view name);
 
@@ -185,6 +189,10 @@ class Fifo {
 };
 
 std::string host_name();
+
+// Whether this machine lets ftdiag's tests make a pid namespace (root, or
+// user namespaces): `unshare --pid --fork --mount-proc` runs a program.
+bool pid_namespaces_available();
 double wall_now();
 
 }  // namespace ftdiag::itest

@@ -28,14 +28,13 @@
 namespace ftdiag::itest {
 namespace {
 
-constexpr const char* kPython = "/usr/bin/python3";
 
 // Each job dies within half a minute on two slow cores; the deadline only
 // catches one that did not die the way it should.
 constexpr double kJobDeadline = 120;
 
 bool torch_available() {
-  static const bool available = run(Launch{{kPython, "-c", "import torch"}}, 60).exited_with(0);
+  static const bool available = run(Launch{{kDebianPython, "-c", "import torch"}}, 60).exited_with(0);
   return available;
 }
 
@@ -57,12 +56,12 @@ std::string shell_words(const std::vector<std::string>& words) {
 // torchrun with two ranks on this machine, running a scenario of the job.
 // tests/torch_jobs/torchrun.py is torchrun itself, readable by Python 3.11.
 std::vector<std::string> torchrun_job(const std::string& scenario, const fs::path& out) {
-  return {kPython, torch_job("torchrun.py"), "--standalone", "--nproc_per_node", "2",
+  return {kDebianPython, torch_job("torchrun.py"), "--standalone", "--nproc_per_node", "2",
           torch_job("unsupervised_jobs.py"), "--scenario", scenario, "--out", out.string()};
 }
 
 std::vector<std::string> plain_job(const std::string& scenario, const fs::path& out) {
-  return {kPython, torch_job("unsupervised_jobs.py"), "--scenario", scenario, "--out", out.string()};
+  return {kDebianPython, torch_job("unsupervised_jobs.py"), "--scenario", scenario, "--out", out.string()};
 }
 
 using Sandbox = std::variant<std::unique_ptr<MemoryCgroupSandbox>, std::string>;

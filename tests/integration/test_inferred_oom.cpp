@@ -18,10 +18,6 @@
 namespace ftdiag::itest {
 namespace {
 
-bool namespaces_available() {
-  return run(Launch{{"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "/bin/true"}}, 10).exited_with(0);
-}
-
 // A launcher whose one worker allocates until the cgroup's OOM killer takes it.
 std::vector<std::string> launcher_with_allocating_worker() {
   std::vector<std::string> argv = {crasher("launcher").string(), "1"};
@@ -56,7 +52,7 @@ void check_inferred_oom(const fs::path& job_dir, const std::string& matched_by) 
 }  // namespace
 
 TEST_CASE("inferred oom: a worker OOM-killed inside a pid namespace (no netlink) is container-oom, inferred") {
-  if (!namespaces_available()) FTDIAG_SKIP("cannot create a pid namespace here (needs root or user namespaces)");
+  if (!pid_namespaces_available()) FTDIAG_SKIP("cannot create a pid namespace here (needs root or user namespaces)");
   auto made = MemoryCgroupSandbox::create_any(kOomTestLimit);
   if (auto* why_not = std::get_if<std::string>(&made)) FTDIAG_SKIP(*why_not);
   const auto& cgroup = std::get<std::unique_ptr<MemoryCgroupSandbox>>(made);

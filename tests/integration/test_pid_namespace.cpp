@@ -26,15 +26,10 @@ std::optional<std::vector<std::string>> in_new_pid_namespace(std::vector<std::st
   return wrapped;
 }
 
-bool namespaces_available() {
-  auto probe = run(Launch{{"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "/bin/true"}}, 10);
-  return probe.exited_with(0);
-}
-
 }  // namespace
 
 TEST_CASE("pid namespace: as PID 1, ftdiag exits 128+N for a job killed by signal N") {
-  if (!namespaces_available()) FTDIAG_SKIP("cannot create a pid namespace here (needs root or user namespaces)");
+  if (!pid_namespaces_available()) FTDIAG_SKIP("cannot create a pid namespace here (needs root or user namespaces)");
   TempDir tmp;
   auto argv = in_new_pid_namespace(ftdiag_run(tmp / "job", crasher_argv("die", {"signal", "KILL"})));
   REQUIRE(argv);
@@ -57,7 +52,7 @@ TEST_CASE("pid namespace: as PID 1, ftdiag exits 128+N for a job killed by signa
 }
 
 TEST_CASE("pid namespace: a job inside a namespace is recorded with its pid at every level") {
-  if (!namespaces_available()) FTDIAG_SKIP("cannot create a pid namespace here (needs root or user namespaces)");
+  if (!pid_namespaces_available()) FTDIAG_SKIP("cannot create a pid namespace here (needs root or user namespaces)");
   TempDir tmp;
   int release[2];
   REQUIRE(::pipe2(release, O_CLOEXEC) == 0);

@@ -22,7 +22,6 @@ namespace {
 
 const fs::path kFakes = FTDIAG_GPU_FAKES_DIR;
 const fs::path kPythonFixtures = FTDIAG_PYTHON_FIXTURES_DIR;
-constexpr const char* kDebianPython = "/usr/bin/python3";
 
 using Environment = std::map<std::string, std::optional<std::string>>;
 
@@ -81,7 +80,7 @@ std::string all_remediation(json& finding) {
   return out;
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool output_contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 }  // namespace
 
@@ -95,15 +94,15 @@ TEST_CASE("preflight: torch built for CUDA 12.8 on a driver of CUDA 12.1 is name
   CHECK(mismatch["cause"] == "cuda-driver-mismatch");
   CHECK(mismatch["severity"] == "warning");
   const std::string summary = mismatch["summary"];
-  CHECK(contains(summary, "2.7.0+cu128"));
-  CHECK(contains(summary, "CUDA 12.8"));
-  CHECK(contains(summary, "12.1"));
-  CHECK(contains(all_remediation(mismatch), "download.pytorch.org/whl/cu121"));
-  CHECK(contains(all_remediation(mismatch), "570.26"));  // the driver of CUDA 12.8, from the table
+  CHECK(output_contains(summary, "2.7.0+cu128"));
+  CHECK(output_contains(summary, "CUDA 12.8"));
+  CHECK(output_contains(summary, "12.1"));
+  CHECK(output_contains(all_remediation(mismatch), "download.pytorch.org/whl/cu121"));
+  CHECK(output_contains(all_remediation(mismatch), "570.26"));  // the driver of CUDA 12.8, from the table
   // The fixture's flash-attn links CUDA 11's runtime beside a CUDA 12 torch.
   auto extension = check_of(report, "extension-links-another-cuda");
   REQUIRE(extension.is_object());
-  CHECK(contains(extension["summary"].get<std::string>(), "libcudart.so.11.0"));
+  CHECK(output_contains(extension["summary"].get<std::string>(), "libcudart.so.11.0"));
   CHECK(extension["severity"] == "error");
   // DeepSpeed built for torch 2.1 with prebuilt ops; bitsandbytes with only a cu118 library.
   CHECK(check_of(report, "deepspeed-built-for-another-torch").is_object());
@@ -128,9 +127,9 @@ TEST_CASE("preflight: the text report gives the mismatch in one line and its fix
   const auto outcome = preflight({}, seed_node(), {kDebianPython, "train.py"});
   CHECK_MESSAGE(outcome.exited_with(1), outcome.describe());
   INFO(outcome.out);
-  CHECK(contains(outcome.out, "WARNING torch is built for a newer CUDA minor version than the driver supports [cuda-driver-mismatch]"));
-  CHECK(contains(outcome.out, "fix:  Install the torch build for this driver: pip install torch --index-url https://download.pytorch.org/whl/cu121"));
-  CHECK(contains(outcome.out, "ERROR   an extension links another major CUDA runtime than torch"));
+  CHECK(output_contains(outcome.out, "WARNING torch is built for a newer CUDA minor version than the driver supports [cuda-driver-mismatch]"));
+  CHECK(output_contains(outcome.out, "fix:  Install the torch build for this driver: pip install torch --index-url https://download.pytorch.org/whl/cu121"));
+  CHECK(output_contains(outcome.out, "ERROR   an extension links another major CUDA runtime than torch"));
 }
 
 TEST_CASE("preflight: a build a major CUDA version beyond the driver is an error, with the wheel line the driver runs") {
@@ -143,8 +142,8 @@ TEST_CASE("preflight: a build a major CUDA version beyond the driver is an error
   auto mismatch = check_of(report, "cuda-build-needs-newer-major-driver");
   REQUIRE(mismatch.is_object());
   CHECK(mismatch["severity"] == "error");
-  CHECK(contains(all_remediation(mismatch), "whl/cu118"));
-  CHECK(contains(all_remediation(mismatch), "570.26"));
+  CHECK(output_contains(all_remediation(mismatch), "whl/cu118"));
+  CHECK(output_contains(all_remediation(mismatch), "570.26"));
   CHECK(check_of(report, "cuda-build-newer-minor-than-driver").is_null());
 }
 
@@ -156,7 +155,7 @@ TEST_CASE("preflight: a driver whose cuInit crashes is reported, and preflight g
   auto failed = check_of(report, "gpu-probe-failed");
   REQUIRE(failed.is_object());
   CHECK(failed["severity"] == "error");
-  CHECK(contains(failed["summary"].get<std::string>(), "SIGSEGV"));
+  CHECK(output_contains(failed["summary"].get<std::string>(), "SIGSEGV"));
   // The Python side was still read.
   CHECK(check_of(report, "extension-links-another-cuda").is_object());
 }
@@ -168,7 +167,7 @@ TEST_CASE("preflight: a driver that hangs is given up on at the deadline") {
   auto report = parsed(outcome);
   auto failed = check_of(report, "gpu-probe-failed");
   REQUIRE(failed.is_object());
-  CHECK(contains(failed["summary"].get<std::string>(), "did not answer within 1.0 s"));
+  CHECK(output_contains(failed["summary"].get<std::string>(), "did not answer within 1.0 s"));
 }
 
 TEST_CASE("preflight: Debian's CPU torch without a GPU driver has no CUDA finding") {
@@ -198,7 +197,7 @@ TEST_CASE("preflight: --save-environment writes what analyze reads from a run fo
   const auto file = tmp / "environment.json";
   const auto outcome = preflight({"--save-environment", file.string()}, seed_node(), {kDebianPython, "train.py"});
   CHECK_MESSAGE(outcome.exited_with(1), outcome.describe());
-  CHECK(contains(outcome.out, "cu121"));  // still printed
+  CHECK(output_contains(outcome.out, "cu121"));  // still printed
   auto saved = json::parse(read_text(file), nullptr, false);
   REQUIRE(saved.is_object());
   CHECK(saved["gpu"]["cuda_driver_version"] == 12010);
@@ -249,16 +248,16 @@ TEST_CASE("preflight: ZeRO-2 on 8 ranks of a 7B model: the checkpoint save will 
   CHECK(check["severity"] == "error");
   CHECK(check["cause"] == "host-oom-checkpoint-save");
   const auto summary = check["summary"].get<std::string>();
-  CHECK_MESSAGE(contains(summary, "ZeRO-2 on 8 ranks per node, bf16, full fine-tuning will need about"), summary);
-  CHECK_MESSAGE(contains(summary, "at the first checkpoint save"), summary);
-  CHECK_MESSAGE(contains(summary, "this node has"), summary);
+  CHECK_MESSAGE(output_contains(summary, "ZeRO-2 on 8 ranks per node, bf16, full fine-tuning will need about"), summary);
+  CHECK_MESSAGE(output_contains(summary, "at the first checkpoint save"), summary);
+  CHECK_MESSAGE(output_contains(summary, "this node has"), summary);
   // The number estimate gave, as ftdiag prints sizes.
   char printed[64];
   std::snprintf(printed, sizeof printed, "will need about %.1f GiB of host RAM", static_cast<double>(save_peak) / (1ULL << 30));
-  CHECK_MESSAGE(contains(summary, printed), printed);
-  CHECK(contains(all_remediation(check), "stage3_gather_16bit_weights_on_model_save"));
+  CHECK_MESSAGE(output_contains(summary, printed), printed);
+  CHECK(output_contains(all_remediation(check), "stage3_gather_16bit_weights_on_model_save"));
   // The model states that size it: from config.json, the evidence says where.
-  CHECK(contains(check["evidence"].dump(), "estimate.save_peak_ratio"));
+  CHECK(output_contains(check["evidence"].dump(), "estimate.save_peak_ratio"));
 }
 
 TEST_CASE("preflight: usage errors exit 2") {
@@ -268,16 +267,16 @@ TEST_CASE("preflight: usage errors exit 2") {
   // CLI::Range alone lets NaN through: every comparison with it is false.
   const auto nan_timeout = preflight({"--gpu-timeout", "nan"}, {});
   CHECK(nan_timeout.exited_with(2));
-  CHECK(contains(nan_timeout.err, "nan"));
+  CHECK(output_contains(nan_timeout.err, "nan"));
 }
 
 TEST_CASE("preflight: an interpreter named by --python that cannot be read exits 4 and says why") {
   auto missing = preflight({"--no-gpu", "--python", "/nonexistent/python3"}, {});
   CHECK_MESSAGE(missing.exited_with(4), missing.describe());
-  CHECK(contains(missing.err, "/nonexistent/python3"));
+  CHECK(output_contains(missing.err, "/nonexistent/python3"));
   auto not_python = preflight({"--no-gpu", "--python", "/etc/hostname"}, {});
   CHECK_MESSAGE(not_python.exited_with(4), not_python.describe());
-  CHECK(contains(not_python.err, "/etc/hostname"));
+  CHECK(output_contains(not_python.err, "/etc/hostname"));
 }
 
 TEST_CASE("preflight: a config it was given but cannot use exits 4 with the reason, never \"0 errors\"") {
@@ -289,13 +288,13 @@ TEST_CASE("preflight: a config it was given but cannot use exits 4 with the reas
   write_text(tmp / "broken.json", "{\"zero_optimization\": {\"stage\": 2,");
   auto broken = preflight({"--no-gpu", "--deepspeed", (tmp / "broken.json").string(), "--model", model}, {});
   CHECK_MESSAGE(broken.exited_with(4), broken.describe());
-  CHECK(contains(broken.err, "broken.json"));
+  CHECK(output_contains(broken.err, "broken.json"));
   // A stage DeepSpeed refuses: the save check cannot run, and that is said.
   write_text(tmp / "three.json", R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": "three"}})");
   auto three = preflight({"--no-gpu", "--deepspeed", (tmp / "three.json").string(), "--model", model}, {});
   CHECK_MESSAGE(three.exited_with(4), three.describe());
-  CHECK(contains(three.err, "\"three\""));
-  CHECK(contains(three.err, "checkpoint save"));
+  CHECK(output_contains(three.err, "\"three\""));
+  CHECK(output_contains(three.err, "checkpoint save"));
   // A model config.json with a value no model has.
   write_text(tmp / "ds.json", R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 2}})");
   fs::create_directories(tmp / "bad-model");
@@ -304,7 +303,7 @@ TEST_CASE("preflight: a config it was given but cannot use exits 4 with the reas
   write_text(tmp / "bad-model" / "config.json", negative);
   auto damaged = preflight({"--no-gpu", "--deepspeed", (tmp / "ds.json").string(), "--model", (tmp / "bad-model").string()}, {});
   CHECK_MESSAGE(damaged.exited_with(4), damaged.describe());
-  CHECK(contains(damaged.err, "hidden_size"));
+  CHECK(output_contains(damaged.err, "hidden_size"));
 }
 
 TEST_CASE("preflight: a crash of the seed job under ftdiag run is explained by the same mismatch, and analyze agrees") {
@@ -323,8 +322,8 @@ TEST_CASE("preflight: a crash of the seed job under ftdiag run is explained by t
   const auto outcome = run(launch, 90);
   REQUIRE_MESSAGE(outcome.killed_by(SIGSEGV), outcome.describe());
   INFO("ftdiag said: ", outcome.err);
-  CHECK(contains(outcome.err, "ftdiag verdict: cuda-driver-mismatch"));
-  CHECK(contains(outcome.err, "whl/cu121"));
+  CHECK(output_contains(outcome.err, "ftdiag verdict: cuda-driver-mismatch"));
+  CHECK(output_contains(outcome.err, "whl/cu121"));
 
   auto analysis = analyze(tmp / "job");
   REQUIRE_MESSAGE(analysis.outcome.exited_with(0), analysis.outcome.describe());
@@ -365,7 +364,7 @@ TEST_CASE("preflight: ftdiag run samples GPU memory per device and per process o
   const auto outcome = run(launch, 90);
   REQUIRE_MESSAGE(outcome.exited_with(0), outcome.describe());
   INFO("ftdiag said: ", outcome.err);
-  CHECK(contains(outcome.err, "GPU 0 peak 4.0 GiB"));
+  CHECK(output_contains(outcome.err, "GPU 0 peak 4.0 GiB"));
   auto analysis = analyze(tmp / "job");
   REQUIRE_MESSAGE(analysis.outcome.exited_with(0), analysis.outcome.describe());
   auto& run_evidence = analysis.report["evidence"]["hosts"][0]["runs"][0];

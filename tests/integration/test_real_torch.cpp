@@ -15,9 +15,8 @@
 namespace ftdiag::itest {
 namespace {
 
-constexpr const char* kPython = "/usr/bin/python3";
 
-bool torch_available() { return run(Launch{{kPython, "-c", "import torch"}}, 60).exited_with(0); }
+bool torch_available() { return run(Launch{{kDebianPython, "-c", "import torch"}}, 60).exited_with(0); }
 
 }  // namespace
 
@@ -35,7 +34,7 @@ TEST_CASE("real torch: a ZeRO-2-like save gathering full CPU copies on every ran
   const auto& cgroup = std::get<std::unique_ptr<MemoryCgroupSandbox>>(made);
   TempDir tmp;
   const std::string train = std::string(FTDIAG_SOURCE_DIR) + "/examples/torch-checkpoint-oom/train.py";
-  Launch launch{ftdiag_run(tmp / "job", {kPython, train, "--steps", "8", "--save-every", "4", "--out", (tmp / "out").string()})};
+  Launch launch{ftdiag_run(tmp / "job", {kDebianPython, train, "--steps", "8", "--save-every", "4", "--out", (tmp / "out").string()})};
   launch.cgroup_procs = cgroup->procs_file();
   auto outcome = run(launch, 120);
   REQUIRE_MESSAGE(outcome.exited_with(1), outcome.describe());  // torch.multiprocessing's spawn failed
@@ -103,7 +102,7 @@ TEST_CASE("real torch: a ZeRO-2 save of a frozen base under torchrun is killed a
   const auto out = tmp / "out";
   fs::create_directories(out);
   const std::string jobs = std::string(FTDIAG_SOURCE_DIR) + "/tests/torch_jobs/";
-  const std::vector<std::string> job{kPython, jobs + "unsupervised_jobs.py", "--scenario", "zero2-save", "--out", out.string()};
+  const std::vector<std::string> job{kDebianPython, jobs + "unsupervised_jobs.py", "--scenario", "zero2-save", "--out", out.string()};
   // The base model, downloaded before the job (outside its cgroup): config.json and model.safetensors.
   auto publish = job;
   publish.push_back("--publish-model-only");
@@ -115,7 +114,7 @@ TEST_CASE("real torch: a ZeRO-2 save of a frozen base under torchrun is killed a
   write_text(out / "launch.sh", "torchrun --nproc_per_node 2 train.py --deepspeed ds_config.json --save_safetensors False "
                                 "--finetuning_type freeze --model_name_or_path " + (out / "base-model").string() + "\n");
 
-  std::vector<std::string> launched{kPython, jobs + "torchrun.py", "--standalone", "--nproc_per_node", "2"};
+  std::vector<std::string> launched{kDebianPython, jobs + "torchrun.py", "--standalone", "--nproc_per_node", "2"};
   launched.insert(launched.end(), job.begin() + 1, job.end());
   Launch launch{ftdiag_run(tmp / "job", launched)};
   launch.cgroup_procs = cgroup->procs_file();
@@ -162,7 +161,7 @@ TEST_CASE("real torch: DataLoader workers with a 64 MiB /dev/shm die of SIGBUS: 
   TempDir tmp;
   const std::string job = std::string(FTDIAG_SOURCE_DIR) + "/tests/torch_jobs/shm_workers.py";
   std::string command = "mount -t tmpfs -o size=64m tmpfs /dev/shm && exec";
-  for (const auto& a : ftdiag_run(tmp / "job", {kPython, job, "--workers", "2"})) command += " '" + a + "'";
+  for (const auto& a : ftdiag_run(tmp / "job", {kDebianPython, job, "--workers", "2"})) command += " '" + a + "'";
   auto outcome = run(Launch{{"/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", command}}, 120);
   REQUIRE_MESSAGE(outcome.exited_with(1), outcome.describe());
 

@@ -23,7 +23,6 @@
 namespace ftdiag::itest {
 namespace {
 
-constexpr const char* kPython = "/usr/bin/python3";
 
 // Every scenario dies within a minute on two slow cores; the deadline only
 // catches a job that did not die the way it should.
@@ -39,8 +38,8 @@ constexpr std::uint64_t kFtdiagMiB = 256;
 constexpr std::uint64_t kFtdiagMiB = 0;
 #endif
 
-bool torch_available() {
-  static const bool available = run(Launch{{kPython, "-c", "import torch"}}, 60).exited_with(0);
+bool scenario_torch_available() {
+  static const bool available = run(Launch{{kDebianPython, "-c", "import torch"}}, 60).exited_with(0);
   return available;
 }
 
@@ -51,14 +50,14 @@ using Sandbox = std::variant<std::unique_ptr<MemoryCgroupSandbox>, std::string>;
 // A memory cgroup of `mib` (plus what ftdiag itself needs), or why a torch
 // scenario cannot run here.
 Sandbox torch_sandbox(std::uint64_t mib) {
-  if (!torch_available()) return std::string("python3-torch is not installed (scripts/install-deps.sh installs it)");
+  if (!scenario_torch_available()) return std::string("python3-torch is not installed (scripts/install-deps.sh installs it)");
   return MemoryCgroupSandbox::create_any((mib + kFtdiagMiB) << 20);
 }
 
 // `ftdiag run` of a scenario, its job directory tmp/job, in the cgroup.
 Launch scenario_launch(const TempDir& tmp, const MemoryCgroupSandbox& cgroup, const std::string& scenario,
                        const std::vector<std::string>& extra = {}) {
-  std::vector<std::string> job = {kPython, scenarios_script(), "--scenario", scenario};
+  std::vector<std::string> job = {kDebianPython, scenarios_script(), "--scenario", scenario};
   job.insert(job.end(), extra.begin(), extra.end());
 #ifdef FTDIAG_SANITIZED
   // A sanitized ftdiag holds ~300 MiB (its instrumented binary's pages), as
@@ -157,7 +156,7 @@ TEST_CASE("real torch scenarios: every rank loading a full checkpoint is host-oo
   TempDir tmp;
   // The checkpoint is written outside the cgroup: writing is not the test.
   const std::string checkpoint = (tmp / "checkpoint").string();
-  auto prepared = run(Launch{{kPython, scenarios_script(), "--scenario", "load-oom", "--prepare", "--checkpoint", checkpoint}}, 60);
+  auto prepared = run(Launch{{kDebianPython, scenarios_script(), "--scenario", "load-oom", "--prepare", "--checkpoint", checkpoint}}, 60);
   REQUIRE_MESSAGE(prepared.exited_with(0), prepared.describe());
 
   auto outcome = run(scenario_launch(tmp, *cgroup, "load-oom", {"--checkpoint", checkpoint}), kScenarioDeadline);

@@ -17,14 +17,14 @@
 namespace ftdiag::itest {
 namespace {
 
-constexpr std::uint64_t kLimit = kOomTestLimit;
+constexpr std::uint64_t kReusedCgroupLimit = kOomTestLimit;
 // The small job's own peak stays far below the earlier job's (at the limit).
 // It counts ftdiag too, which shares the cgroup: a sanitized ftdiag alone
 // is ~140 MiB (its shadow memory), more than a quarter of the 512 MiB limit.
 #ifdef FTDIAG_SANITIZED
-constexpr std::uint64_t kOwnPeakCeiling = kLimit / 2;
+constexpr std::uint64_t kOwnPeakCeiling = kReusedCgroupLimit / 2;
 #else
-constexpr std::uint64_t kOwnPeakCeiling = kLimit / 4;
+constexpr std::uint64_t kOwnPeakCeiling = kReusedCgroupLimit / 4;
 #endif
 
 std::uint64_t read_number(const fs::path& file) { return std::stoull(read_text(file)); }
@@ -42,7 +42,7 @@ void earlier_job_killed_by_oom(const MemoryCgroupSandbox& cgroup) {
   auto outcome = run(earlier, 60);
   REQUIRE_MESSAGE(outcome.killed_by(SIGKILL), outcome.describe());
   REQUIRE(oom_kills(cgroup) >= 1);
-  REQUIRE(read_number(cgroup.directory() / "memory.max_usage_in_bytes") >= kLimit / 10 * 9);
+  REQUIRE(read_number(cgroup.directory() / "memory.max_usage_in_bytes") >= kReusedCgroupLimit / 10 * 9);
 }
 
 struct SmallJob {
@@ -77,7 +77,7 @@ void check_own_figures(SmallJob& job) {
 }
 
 std::unique_ptr<MemoryCgroupSandbox> sandbox_or_skip_reason(std::string& why) {
-  auto created = MemoryCgroupSandbox::create_v1(kLimit);
+  auto created = MemoryCgroupSandbox::create_v1(kReusedCgroupLimit);
   if (auto* reason = std::get_if<std::string>(&created)) {
     why = *reason;
     return nullptr;
@@ -124,7 +124,7 @@ TEST_CASE("reused cgroup v1: shared with another process, the peak is sampled an
   CHECK_MESSAGE(job.text.find("shared with pid") != std::string::npos, job.text);
   CHECK_MESSAGE(job.text.find("(sampled: the cgroup's, not the job's alone)") != std::string::npos, job.text);
   // The kernel's figure is still the earlier job's: left as read, unused.
-  CHECK(read_number(cgroup->directory() / "memory.max_usage_in_bytes") >= kLimit / 10 * 9);
+  CHECK(read_number(cgroup->directory() / "memory.max_usage_in_bytes") >= kReusedCgroupLimit / 10 * 9);
 }
 
 }  // namespace ftdiag::itest

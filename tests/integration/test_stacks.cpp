@@ -24,7 +24,6 @@
 namespace ftdiag::itest {
 namespace {
 
-const fs::path kPython = "/usr/bin/python3";
 
 fs::path source_file(const std::string& relative) { return fs::path(FTDIAG_SOURCE_DIR) / relative; }
 
@@ -238,10 +237,10 @@ TEST_CASE("stacks: a runaway recursion on a second thread is a stack overflow, i
 }
 
 TEST_CASE("stacks: a Python program that crashes in native code has native and Python frames, and the verdict quotes the Python stack") {
-  if (::access(kPython.c_str(), X_OK) != 0) FTDIAG_SKIP("no " + kPython.string() + " here");
+  if (::access(kDebianPython, X_OK) != 0) FTDIAG_SKIP("no " + std::string(kDebianPython) + " here");
   TempDir tmp;
   const auto script = source_file("tests/crashers/native_crash.py");
-  const std::vector<std::string> argv = {kPython.string(), script.string()};
+  const std::vector<std::string> argv = {std::string(kDebianPython), script.string()};
   auto outcome = run_under_ftdiag(tmp, argv);
   check_dies_of_segv_as_without_ftdiag(outcome, argv);
   const auto run_dir = only_run_folder(tmp / "job");
@@ -382,7 +381,7 @@ TEST_CASE("stacks: the user's own LD_PRELOAD entries are kept, before the crash 
 }
 
 TEST_CASE("stacks: a sitecustomize of the job's own PYTHONPATH still runs, and so does the Python probe") {
-  if (::access(kPython.c_str(), X_OK) != 0) FTDIAG_SKIP("no " + kPython.string() + " here");
+  if (::access(kDebianPython, X_OK) != 0) FTDIAG_SKIP("no " + std::string(kDebianPython) + " here");
   TempDir tmp;
   const auto user_path = tmp / "site";
   fs::create_directories(user_path);
@@ -394,7 +393,7 @@ TEST_CASE("stacks: a sitecustomize of the job's own PYTHONPATH still runs, and s
              "USER_SITECUSTOMIZE = True\n");
   auto outcome = run_under_ftdiag(
       tmp,
-      {kPython.string(), "-c",
+      {std::string(kDebianPython), "-c",
        "import os, sitecustomize; print('user-names=[%s]' % getattr(sitecustomize, 'USER_SITECUSTOMIZE', None)); "
        "print('faults-file=[%s]' % os.path.exists('%s/python-faults.%d.txt' % (os.environ['FTDIAG_RUN_DIR'], os.getpid())))"},
       {}, {{"PYTHONPATH", user_path.string()}, {"PYTHONDONTWRITEBYTECODE", "1"}});

@@ -15,9 +15,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Folder {
+struct ReadsFolder {
   fs::path root;
-  Folder() {
+  ReadsFolder() {
     char name[] = "/tmp/ftdiag-tree-reads-XXXXXX";
     root = ::mkdtemp(name);
     fs::create_directory(root / "tree");
@@ -27,13 +27,13 @@ struct Folder {
     fs::create_symlink(root / "outside", root / "tree" / "link-out.log");
     fs::create_symlink("../outside", root / "tree" / "dotdot.log");
   }
-  ~Folder() { fs::remove_all(root); }
+  ~ReadsFolder() { fs::remove_all(root); }
 };
 
 }  // namespace
 
 TEST_CASE("tree reads: a link inside the folder is followed, a link out of it is refused with the reason") {
-  Folder folder;
+  ReadsFolder folder;
   auto tree = TreeReads::open(folder.root / "tree");
   REQUIRE(tree);
   CHECK(tree->read(folder.root / "tree" / "inside.log", 100).value_or("") == "inside");
@@ -49,7 +49,7 @@ TEST_CASE("tree reads: a link inside the folder is followed, a link out of it is
 
 TEST_CASE("tree reads: in another user's folder, a root-only file is refused: its owner cannot read it") {
   if (::geteuid() != 0) return;  // only root can make a folder another user's
-  Folder folder;
+  ReadsFolder folder;
   const fs::path tree_path = folder.root / "tree";
   REQUIRE(::chown(tree_path.c_str(), 65534, 65534) == 0);
   REQUIRE(::chown((tree_path / "inside.log").c_str(), 65534, 65534) == 0);

@@ -23,20 +23,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
+struct ReportsDir {
   fs::path path;
-  TempDir() {
+  ReportsDir() {
     char tmpl[] = "/tmp/ftdiag-env-reports-XXXXXX";
     REQUIRE(::mkdtemp(tmpl) != nullptr);
     path = tmpl;
   }
-  ~TempDir() {
+  ~ReportsDir() {
     std::error_code ec;
     fs::remove_all(path, ec);
   }
 };
 
-void write(const fs::path& file, std::string_view text) {
+void write_report(const fs::path& file, std::string_view text) {
   fs::create_directories(file.parent_path());
   std::ofstream(file, std::ios::binary) << text;
 }
@@ -44,15 +44,15 @@ void write(const fs::path& file, std::string_view text) {
 // torch cu121 in a pasted collect_env, nvidia-smi of a CUDA 11.4 driver in a
 // log folder; copies of reports where none may be read.
 void write_job(const fs::path& job) {
-  write(job / "env.txt", testing::kCollectEnvTorch21);
-  write(job / "logs" / "nvidia-smi.txt",
+  write_report(job / "env.txt", ftdiag::testing::kCollectEnvTorch21);
+  write_report(job / "logs" / "nvidia-smi.txt",
         "| NVIDIA-SMI 470.57.02    Driver Version: 470.57.02    CUDA Version: 11.4     |\n");
   std::string shard("\0\0\0\0PyTorch version: 9.9.9\n", 28);  // binary: a checkpoint shard
-  write(job / "checkpoint-500" / "model.safetensors", shard);
-  write(job / ".git" / "env.txt", "Nvidia driver version: 999.1.1\n");
-  write(job / "a" / "b" / "c" / "d" / "e" / "env.txt", "Nvidia driver version: 999.2.2\n");
-  write(job / "run-rank0" / "journal.jsonl", "");
-  write(job / "run-rank0" / "console.log", "Nvidia driver version: 999.3.3\n");
+  write_report(job / "checkpoint-500" / "model.safetensors", shard);
+  write_report(job / ".git" / "env.txt", "Nvidia driver version: 999.1.1\n");
+  write_report(job / "a" / "b" / "c" / "d" / "e" / "env.txt", "Nvidia driver version: 999.2.2\n");
+  write_report(job / "run-rank0" / "journal.jsonl", "");
+  write_report(job / "run-rank0" / "console.log", "Nvidia driver version: 999.3.3\n");
 }
 
 const evidence::ReportedValue* first_reported(const evidence::HostEvidence& host, std::string_view key) {
@@ -65,7 +65,7 @@ const evidence::ReportedValue* first_reported(const evidence::HostEvidence& host
 }  // namespace
 
 TEST_CASE("environment reports: found by content within bounds, stored with file and line") {
-  TempDir tmp;
+  ReportsDir tmp;
   write_job(tmp.path / "job");
   const collectors::EnvironmentReportsCollector collector;
   CHECK(collector.recognises(tmp.path / "job"));
@@ -103,8 +103,8 @@ TEST_CASE("environment reports: found by content within bounds, stored with file
 }
 
 TEST_CASE("environment reports: a folder with no report is not recognised, and says so when collected") {
-  TempDir tmp;
-  write(tmp.path / "train.log", "step 1 loss 2.0\nstep 2 loss 1.9\n");
+  ReportsDir tmp;
+  write_report(tmp.path / "train.log", "step 1 loss 2.0\nstep 2 loss 1.9\n");
   const collectors::EnvironmentReportsCollector collector;
   CHECK_FALSE(collector.recognises(tmp.path));
   evidence::EvidenceDocument document;
@@ -115,7 +115,7 @@ TEST_CASE("environment reports: a folder with no report is not recognised, and s
 }
 
 TEST_CASE("environment reports: the facts fall back on them, and the CUDA checks judge them") {
-  TempDir tmp;
+  ReportsDir tmp;
   write_job(tmp.path / "job");
   const collectors::EnvironmentReportsCollector collector;
   auto document = collectors::collect_post_mortem({tmp.path / "job"}, {}, {&collector});

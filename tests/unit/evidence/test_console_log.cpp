@@ -147,7 +147,7 @@ struct Chunk {
   double now;
 };
 
-std::string read_file(const char* path) {
+std::string read_console_file(const char* path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream content;
   content << in.rdbuf();
@@ -165,7 +165,7 @@ std::string console_log_of(const std::vector<Chunk>& chunks, ConsoleLineObserver
     for (const auto& chunk : chunks) writer.feed(chunk.stream, chunk.bytes, chunk.now);
     writer.finish();
   }
-  std::string content = read_file(path);
+  std::string content = read_console_file(path);
   ::unlink(path);
   return content;
 }
@@ -323,11 +323,11 @@ TEST_CASE("records are written once enough are buffered, and the count of lines 
   while (many.size() < 2 * ConsoleLogWriter::kBufferBytes) many += "y\n";
   writer.feed(ConsoleStream::out, many, 7.5);
   // Without a flush, all but the last buffer's worth are on disk already.
-  const std::string on_disk = read_file(path);
+  const std::string on_disk = read_console_file(path);
   CHECK(on_disk.size() > ConsoleLogWriter::kBufferBytes / 2);
   CHECK(on_disk.rfind("7.500000 o y\n", 0) == 0);
   writer.finish();
   CHECK(writer.lines_written() == many.size() / 2);
-  CHECK(read_file(path).size() == (many.size() / 2) * std::string_view("7.500000 o y\n").size());
+  CHECK(read_console_file(path).size() == (many.size() / 2) * std::string_view("7.500000 o y\n").size());
   ::unlink(path);
 }

@@ -9,7 +9,7 @@ using namespace ftdiag::facts::testing;
 
 namespace {
 
-constexpr Bytes kMiB = 1 << 20;
+constexpr Bytes kMebibyte = 1 << 20;
 
 // A worker OOM-killed at 25 s in a cgroup limited to 1000 MiB whose
 // counters already showed 2 kills and 4 OOM events before the job ran.
@@ -17,13 +17,13 @@ evidence::RunEvidence limited_run() {
   auto run = run_started();
   add_process(run, kJobPid, {"python", "train.py"}, 25.0, ExitStatus::killed(SIGKILL));
   end_run(run, 25.1, ExitStatus::killed(SIGKILL));
-  run.memory.cgroup_first = cgroup(1000 * kMiB, 2, 4);
-  run.memory.cgroup_last = cgroup(1000 * kMiB, 5, 4);
-  run.memory.cgroup_peak = 950 * kMiB;
-  run.memory.node_mem_total = 4000 * kMiB;
-  run.memory.node_min_available = 120 * kMiB;
-  run.timeline = {point(10, 500 * kMiB, 400 * kMiB, 2000 * kMiB), point(20, 900 * kMiB, 800 * kMiB, 400 * kMiB),
-                  point(25.05, 100 * kMiB, 0, 3000 * kMiB)};  // after the death
+  run.memory.cgroup_first = cgroup(1000 * kMebibyte, 2, 4);
+  run.memory.cgroup_last = cgroup(1000 * kMebibyte, 5, 4);
+  run.memory.cgroup_peak = 950 * kMebibyte;
+  run.memory.node_mem_total = 4000 * kMebibyte;
+  run.memory.node_min_available = 120 * kMebibyte;
+  run.timeline = {point(10, 500 * kMebibyte, 400 * kMebibyte, 2000 * kMebibyte), point(20, 900 * kMebibyte, 800 * kMebibyte, 400 * kMebibyte),
+                  point(25.05, 100 * kMebibyte, 0, 3000 * kMebibyte)};  // after the death
   return run;
 }
 
@@ -39,8 +39,8 @@ TEST_CASE("cgroup facts: OOM counters count only what happened during the run") 
 
 TEST_CASE("cgroup facts: peak and usage before the death as ratios of the limit") {
   const FactSet facts = extract_facts(document_of({limited_run()}));
-  CHECK(value_of<std::int64_t>(facts, "cgroup.limit_bytes") == static_cast<std::int64_t>(1000 * kMiB));
-  CHECK(value_of<std::int64_t>(facts, "cgroup.peak_bytes") == static_cast<std::int64_t>(950 * kMiB));
+  CHECK(value_of<std::int64_t>(facts, "cgroup.limit_bytes") == static_cast<std::int64_t>(1000 * kMebibyte));
+  CHECK(value_of<std::int64_t>(facts, "cgroup.peak_bytes") == static_cast<std::int64_t>(950 * kMebibyte));
   CHECK(value_of<double>(facts, "cgroup.peak_ratio") == doctest::Approx(0.95));
   // The last sample at or before the death (20 s), not the one after it.
   CHECK(value_of<double>(facts, "cgroup.usage_before_death_ratio") == doctest::Approx(0.9));
@@ -56,7 +56,7 @@ TEST_CASE("cgroup facts: without a limit the ratios are missing with the reason"
     CAPTURE(name);
     CHECK(missing_reason(facts, name).find("no memory limit") != std::string::npos);
   }
-  CHECK(value_of<std::int64_t>(facts, "cgroup.peak_bytes") == static_cast<std::int64_t>(950 * kMiB));
+  CHECK(value_of<std::int64_t>(facts, "cgroup.peak_bytes") == static_cast<std::int64_t>(950 * kMebibyte));
   CHECK(value_of<std::int64_t>(facts, "cgroup.oom_kill") == 0);
 }
 
@@ -78,7 +78,7 @@ TEST_CASE("cgroup facts: an unreadable limit or cgroup passes its reason on") {
 
 TEST_CASE("node facts: lowest available memory and the last sample before the death") {
   const FactSet facts = extract_facts(document_of({limited_run()}));
-  CHECK(value_of<std::int64_t>(facts, "node.mem_total_bytes") == static_cast<std::int64_t>(4000 * kMiB));
+  CHECK(value_of<std::int64_t>(facts, "node.mem_total_bytes") == static_cast<std::int64_t>(4000 * kMebibyte));
   CHECK(value_of<double>(facts, "node.min_available_ratio") == doctest::Approx(0.03));
   CHECK(value_of<double>(facts, "node.available_before_death_ratio") == doctest::Approx(0.1));
   CHECK_FALSE(facts.get("node.swap_total_bytes").value);

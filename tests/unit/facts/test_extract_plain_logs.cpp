@@ -6,9 +6,11 @@
 #include <doctest/doctest.h>
 
 #include "facts/extract.h"
+#include "unit/facts/evidence_builder.h"
 
 using namespace ftdiag;
 using namespace ftdiag::evidence;
+using ftdiag::facts::testing::value_of;
 
 namespace {
 
@@ -33,13 +35,6 @@ EvidenceDocument document_with(std::vector<LogFileEvidence> logs) {
   auto& host = host_named(document, "");
   host.logs = std::move(logs);
   return document;
-}
-
-template <class T>
-T value_of(const facts::FactSet& facts, const std::string& name) {
-  const auto& entry = facts.get(name);
-  REQUIRE_MESSAGE(entry.value.has_value(), name << ": " << entry.value.missing().detail);
-  return std::get<T>(entry.value.value());
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ using ftdiag::parse::PythonFrame;
 
 namespace {
 
-PythonFrame frame(std::string file, int line, std::string function) {
+PythonFrame python_frame(std::string file, int line, std::string function) {
   PythonFrame f;
   f.file = std::move(file);
   f.line = line;
@@ -42,12 +42,12 @@ TEST_CASE("stack text: the package of a Python file") {
 
 TEST_CASE("stack text: torch's internals fold, the call into torch and the job's code stay") {
   const std::vector<PythonFrame> frames = {
-      frame(kTorch + "_tensor.py", 391, "_reduce_ex_internal"),
-      frame(kTorch + "_tensor.py", 225, "__reduce_ex__"),
-      frame(kTorch + "serialization.py", 635, "_save"),
-      frame(kTorch + "serialization.py", 423, "save"),
-      frame("/job/train.py", 40, "save_checkpoint"),
-      frame("/job/train.py", 80, "main"),
+      python_frame(kTorch + "_tensor.py", 391, "_reduce_ex_internal"),
+      python_frame(kTorch + "_tensor.py", 225, "__reduce_ex__"),
+      python_frame(kTorch + "serialization.py", 635, "_save"),
+      python_frame(kTorch + "serialization.py", 423, "save"),
+      python_frame("/job/train.py", 40, "save_checkpoint"),
+      python_frame("/job/train.py", 80, "main"),
   };
   CHECK(python_stack_text(frames, 8) ==
         "_reduce_ex_internal (_tensor.py:391) <- (2 torch frames) <- save (serialization.py:423) <- "
@@ -64,13 +64,13 @@ TEST_CASE("stack text: torch's internals fold, the call into torch and the job's
 
 TEST_CASE("stack text: the standard library folds, other packages are shown frame by frame") {
   const std::vector<PythonFrame> frames = {
-      frame(kPickle, 578, "save"),
-      frame(kPickle, 560, "save_reduce"),
-      frame(kPickle, 493, "dump"),
-      frame("/venv/lib/python3.10/site-packages/transformers/trainer.py", 2402, "_save_checkpoint"),
-      frame("/venv/lib/python3.10/site-packages/transformers/trainer.py", 1990, "_inner_training_loop"),
-      frame(kPickle, 100, "lone"),
-      frame("/job/train.py", 9, "<module>"),
+      python_frame(kPickle, 578, "save"),
+      python_frame(kPickle, 560, "save_reduce"),
+      python_frame(kPickle, 493, "dump"),
+      python_frame("/venv/lib/python3.10/site-packages/transformers/trainer.py", 2402, "_save_checkpoint"),
+      python_frame("/venv/lib/python3.10/site-packages/transformers/trainer.py", 1990, "_inner_training_loop"),
+      python_frame(kPickle, 100, "lone"),
+      python_frame("/job/train.py", 9, "<module>"),
   };
   CHECK(python_stack_text(frames, 8) ==
         "save (pickle.py:578) <- (1 standard-library frame) <- dump (pickle.py:493) <- _save_checkpoint (trainer.py:2402) <- "

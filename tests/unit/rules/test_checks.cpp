@@ -41,7 +41,7 @@ const std::string kSmallShm = R"({"fact": "host.shm_total_bytes", "lt": 10737418
 const std::string kNoCores = R"({"fact": "host.core_bytes", "eq": 0})";
 const std::string kMajorMismatch = R"({"fact": "torch.cuda_major", "gt": {"fact": "gpu.driver_cuda_major"}})";
 
-const facts::FactSet kFacts = facts_of({{"death.signal", std::int64_t{11}},
+const facts::FactSet kCheckFacts = facts_of({{"death.signal", std::int64_t{11}},
                                         {"host.shm_total_bytes", std::int64_t{64} << 20},
                                         {"host.core_bytes", std::int64_t{0}},
                                         {"torch.cuda_major", std::int64_t{13}},
@@ -135,7 +135,7 @@ TEST_CASE("checks: judging puts check findings in checks, most severe first, nev
   });
   INFO((set.errors.empty() ? std::string() : set.errors.front().describe()));
   REQUIRE(set.ok());
-  const Judgement j = judge(set.rules, kFacts);
+  const Judgement j = judge(set.rules, kCheckFacts);
 
   // error > warning > info; within a severity by confidence, then by id.
   CHECK(rule_ids(j.checks) == std::vector<std::string>{"error-check", "a-warning", "b-warning", "weak-warning", "info-check"});
@@ -164,7 +164,7 @@ TEST_CASE("checks: judging puts check findings in checks, most severe first, nev
 TEST_CASE("checks: a check never becomes the verdict, even alone and sure") {
   const RuleSet set = load({rule_json("error-check", R"("role": "check", "severity": "error", "cause": "cuda-driver-mismatch")", kMajorMismatch)});
   REQUIRE(set.ok());
-  const Judgement j = judge(set.rules, kFacts);
+  const Judgement j = judge(set.rules, kCheckFacts);
   REQUIRE(j.checks.size() == 1);
   CHECK(j.checks[0].confidence == doctest::Approx(1.0));
   CHECK(j.findings.empty());
@@ -184,7 +184,7 @@ TEST_CASE("checks: a check's missing facts are not the verdict's missing facts")
   });
   INFO((set.errors.empty() ? std::string() : set.errors.front().describe()));
   REQUIRE(set.ok());
-  const Judgement j = judge(set.rules, kFacts);
+  const Judgement j = judge(set.rules, kCheckFacts);
   CHECK(j.checks.empty());
   CHECK(j.findings.empty());
   CHECK(j.verdict.cause == "unknown");
@@ -199,7 +199,7 @@ TEST_CASE("checks: support items of a check add their sentences") {
       R"("role": "check", "severity": "error", "support": [{"if": {"fact": "gpu.driver_cuda_major", "exists": true}, "weight": 0, "says": "the driver's CUDA is {gpu.driver_cuda_major}"}])",
       kMajorMismatch)});
   REQUIRE(set.ok());
-  const Judgement j = judge(set.rules, kFacts);
+  const Judgement j = judge(set.rules, kCheckFacts);
   REQUIRE(j.checks.size() == 1);
   REQUIRE(j.checks[0].supporting.size() == 1);
   CHECK(j.checks[0].supporting[0].says == "the driver's CUDA is 12");
@@ -215,7 +215,7 @@ TEST_CASE("checks: worst_severity is that of the most severe check") {
   const auto severity_of = [](const std::vector<std::string>& rules) {
     const RuleSet set = load(rules);
     REQUIRE(set.ok());
-    return worst_severity(judge(set.rules, kFacts));
+    return worst_severity(judge(set.rules, kCheckFacts));
   };
   const std::string info = rule_json("info-check", R"("role": "check", "severity": "info")", kNoCores);
   const std::string warning = rule_json("warning-check", R"("role": "check", "severity": "warning")", kSmallShm);
