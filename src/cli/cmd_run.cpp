@@ -11,6 +11,7 @@
 #include "cli/exit_codes.h"
 #include "cli/finite_range.h"
 #include "cli/redaction_option.h"
+#include "collectors/post_mortem.h"
 #include "evidence/crash_files.h"
 #include "collectors/environment.h"
 #include "evidence/environment_file.h"
@@ -69,7 +70,9 @@ void print_summary_and_verdict(const RunArguments& args, const supervise::Superv
   // and name their frames before the summary shows them.
   run.crashes = evidence::read_crash_files(job.run_dir);
   if (snapshot) evidence::add_to_host(*snapshot, document.hosts.front());
-  name_fault_code(document);
+  // Its cores and the names of the faults' and crashes' code, as analyze finds them.
+  ::unsetenv("DEBUGINFOD_URLS");
+  collectors::finish_live_document(document, {});
   // The environment and the probes' files are as read: the whole document
   // passes the redaction step before it is judged or shown.
   if (!redact_for_output(document, args.redaction, "run")) return;

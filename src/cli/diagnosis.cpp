@@ -3,12 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "collect/host_name.h"
-#include "collectors/core_dumps.h"
-#include "collectors/crash_symbols.h"
-#include "collectors/fault_symbols.h"
 #include "collectors/post_mortem.h"
-#include "collectors/registry.h"
 #include "facts/extract.h"
 #include "rules/rule_paths.h"
 
@@ -36,17 +31,6 @@ std::optional<parse::LineEventTable> load_line_events() {
   return std::move(std::get<parse::LineEventTable>(table));
 }
 
-void name_fault_code(evidence::EvidenceDocument& document, const std::vector<std::filesystem::path>& cores) {
-  // libdw's standard debuginfo lookup downloads from debuginfod servers when
-  // DEBUGINFOD_URLS is set (some distributions set it), with no time limit:
-  // a report must not wait on the network. The job, if any, has ended.
-  ::unsetenv("DEBUGINFOD_URLS");
-  symbolize::ModuleSymbols symbols;
-  collectors::add_core_dumps(document, cores, symbols, collect::host_name());
-  collectors::symbolize_kernel_faults(document, symbols);
-  collectors::symbolize_crashes(document, symbols);
-}
-
 Fact<evidence::EvidenceDocument> collect_evidence(const std::vector<std::filesystem::path>& paths,
                                                   const EvidenceSources& sources) {
   auto phases = load_phase_table();
@@ -55,10 +39,13 @@ Fact<evidence::EvidenceDocument> collect_evidence(const std::vector<std::filesys
   collectors::CollectContext context{.phases = phases ? &phases.value() : nullptr,
                                      .line_events = line_events ? &*line_events : nullptr,
                                      .kernel_logs = sources.kernel_logs,
+                                     .cores = sources.cores,
                                      .read_this_host = sources.read_this_host};
-  auto document = collectors::collect_post_mortem(paths, context, collectors::post_mortem_collectors());
-  if (document) name_fault_code(document.value(), sources.cores);
-  return document;
+  // libdw's standard debuginfo lookup downloads from debuginfod servers when
+  // DEBUGINFOD_URLS is set (some distributions set it), with no time limit:
+  // a report must not wait on the network. The job, if any, has ended.
+  ::unsetenv("DEBUGINFOD_URLS");
+  return collectors::collect_post_mortem(paths, context);
 }
 
 facts::FactSet document_facts(const evidence::EvidenceDocument& document, const rules::RuleSet& rules) {

@@ -24,12 +24,6 @@ Fact<rules::RuleSet> load_rule_set(const std::vector<std::string>& extra_rule_di
 // rules/phases.json of the built-in rules directory; Missing is reported by
 // the caller (phases then stay unknown).
 Fact<evidence::PhaseTable> load_phase_table();
-// Names the functions and source lines of the faults the kernel logged and
-// of the crashes the probes recorded, from the modules on this machine's
-// disk; adds the crashes of the job's core files (those named, and those
-// found in the run folders and, for runs of this host, the job's working
-// directory).
-void name_fault_code(evidence::EvidenceDocument& document, const std::vector<std::filesystem::path>& cores = {});
 
 // The built-in launcher, scheduler and OOM-daemon line patterns; nullopt
 // (said on stderr) when they cannot be loaded.

@@ -5,15 +5,12 @@
 
 #include "collect/checkpoint_scan.h"
 #include "collectors/source_host.h"
-#include "collectors/tree_walk.h"
 
 namespace ftdiag::collectors {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-bool is_checkpoint_folder(const fs::path& folder) { return collect::checkpoint_name(folder.filename().string()).has_value(); }
 
 evidence::CheckpointEvidence evidence_of(const fs::path& folder, collect::CheckpointScan scan, std::string_view collector) {
   return evidence::CheckpointEvidence{.from = {.collector = std::string(collector), .file = folder.string()},
@@ -26,34 +23,25 @@ evidence::CheckpointEvidence evidence_of(const fs::path& folder, collect::Checkp
 
 }  // namespace
 
-bool CheckpointDirsCollector::recognises(const fs::path& path) const {
-  bool found = false;
-  TreeVisitor visitor;
-  visitor.folder = [&](const fs::path& folder) {
-    found = is_checkpoint_folder(folder);
-    return found ? WalkStep::stop : WalkStep::go_on;
-  };
-  visitor.file = [](const fs::path&) { return WalkStep::go_on; };
-  walk_tree(path, visitor);
-  return found;
-}
+bool CheckpointDirsCollector::recognises(const Inventory& inventory) const { return !inventory.checkpoint_folders().empty(); }
 
-evidence::CollectorReport CheckpointDirsCollector::collect(const fs::path& path, const CollectContext&,
+evidence::CollectorReport CheckpointDirsCollector::collect(const Inventory& inventory, const CollectContext&,
                                                            evidence::EvidenceDocument& document) const {
+  const auto& path = inventory.root();
   evidence::CollectorReport report{.name = std::string(name()), .section = std::string(section())};
   std::vector<evidence::CheckpointEvidence> checkpoints;
   std::vector<std::string> problems;
-  TreeVisitor visitor;
-  visitor.folder = [&](const fs::path& folder) {
+  for (const auto& folder : inventory.checkpoint_folders()) {
+    if (checkpoints.size() == kMaxCheckpointsPerPath) {
+      problems.push_back(fmt::format("more than {} checkpoint folders: the rest not read", kMaxCheckpointsPerPath));
+      break;
+    }
     auto scan = collect::scan_checkpoint(folder);
-    if (!scan) return WalkStep::go_on;
+    if (!scan) continue;
     report.sources.push_back(folder.string());
     checkpoints.push_back(evidence_of(folder, std::move(*scan), name()));
-    if (checkpoints.size() < kMaxCheckpointsPerPath) return WalkStep::skip;  // its own files are the scan's
-    problems.push_back(fmt::format("more than {} checkpoint folders: the rest not read", kMaxCheckpointsPerPath));
-    return WalkStep::stop;
-  };
-  for (auto& problem : walk_tree(path, visitor)) problems.push_back(std::move(problem));
+  }
+  for (const auto& problem : inventory.problems()) problems.push_back(problem);
   for (const auto& problem : problems) report.sources.push_back(problem);
   if (checkpoints.empty()) {
     report.outcome = Missing{problems.empty() ? MissingReason::not_present : MissingReason::failed,

@@ -18,8 +18,8 @@ class CheckpointDirsCollector final : public Collector {
   std::string_view looks_for() const override {
     return "checkpoint folders (checkpoint-N, tmp-checkpoint-N, global_stepN) in PATH or its sub-folders";
   }
-  bool recognises(const std::filesystem::path& path) const override;
-  evidence::CollectorReport collect(const std::filesystem::path& path, const CollectContext& context,
+  bool recognises(const Inventory& inventory) const override;
+  evidence::CollectorReport collect(const Inventory& inventory, const CollectContext& context,
                                     evidence::EvidenceDocument& document) const override;
 };
 

@@ -4,6 +4,9 @@
 // silently), and runs live (`ftdiag run`), post-mortem (`ftdiag analyze`) or
 // both. Collectors gather; they never judge (that is src/rules/).
 //
+// Post-mortem, a collector reads what it claims of a PATH's inventory
+// (collectors/inventory.h: one walk of the tree, shared by all of them).
+//
 // The list of collectors is explicit code: registry.cpp.
 #pragma once
 
@@ -11,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "collectors/inventory.h"
 #include "evidence/document.h"
 
 namespace ftdiag::evidence {
@@ -18,6 +22,9 @@ class PhaseTable;
 }
 namespace ftdiag::parse {
 class LineEventTable;
+}
+namespace ftdiag::symbolize {
+class ModuleSymbols;
 }
 
 namespace ftdiag::collectors {
@@ -31,6 +38,11 @@ struct CollectContext {
   const parse::LineEventTable* line_events = nullptr;
   // Kernel logs named by the user (--kernel-log): read whatever PATH holds.
   std::vector<std::filesystem::path> kernel_logs;
+  // Core files named by the user (--core).
+  std::vector<std::filesystem::path> cores;
+  // Names for places in binaries, shared by the collectors and the passes
+  // after collection (one debug-info session per module); null: each makes its own.
+  symbolize::ModuleSymbols* symbols = nullptr;
   // Read this host's own kernel log (/dev/kmsg, journalctl, /var/log) for
   // runs recorded here; off for fixtures and tests of other machines' records.
   bool read_this_host = true;
@@ -48,18 +60,19 @@ class Collector {
   // in PATH or its sub-folders".
   virtual std::string_view looks_for() const = 0;
 
-  // Post-mortem: whether PATH (a file or a directory) holds something this
-  // collector reads. Cheap (names, stat, a few bytes) and never throws.
-  virtual bool recognises(const std::filesystem::path& path) const = 0;
+  // Post-mortem: whether the inventory of a PATH (a file or a folder) holds
+  // something this collector reads. Cheap (names, the heads the inventory
+  // keeps, a few bytes) and never throws.
+  virtual bool recognises(const Inventory& inventory) const = 0;
   // Whether the user named this collector's sources directly (a kernel log
   // given with --kernel-log): it then runs once even when no PATH holds
   // anything it recognises.
   virtual bool asked_for(const CollectContext&) const { return false; }
 
-  // Reads what it recognised under PATH into `document`. Never throws; what
-  // could not be read is in the report's outcome and in the evidence itself
-  // (a Missing with the reason, a journal problem).
-  virtual evidence::CollectorReport collect(const std::filesystem::path& path, const CollectContext& context,
+  // Reads what it recognised in the inventory into `document`. Never throws;
+  // what could not be read is in the report's outcome and in the evidence
+  // itself (a Missing with the reason, a journal problem).
+  virtual evidence::CollectorReport collect(const Inventory& inventory, const CollectContext& context,
                                             evidence::EvidenceDocument& document) const = 0;
 };
 

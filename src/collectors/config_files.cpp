@@ -16,7 +16,6 @@
 #include "collect/model_weights.h"
 #include "collect/trainer_state.h"
 #include "collectors/source_host.h"
-#include "collectors/tree_walk.h"
 
 namespace ftdiag::collectors {
 
@@ -41,6 +40,21 @@ bool in_checkpoint(const fs::path& file) { return collect::checkpoint_name(file.
 bool worth_reading(const fs::path& file) {
   if (!is_config_candidate(file)) return false;
   return !in_checkpoint(file) || file.filename() == "trainer_state.json";
+}
+
+// The files worth reading, in the walk's breadth-first order (near the PATH
+// first, each folder's files in name order). None when the PATH is itself a
+// run folder: what it holds is the journal collector's.
+std::vector<fs::path> candidates_in(const Inventory& inventory) {
+  std::vector<const InventoryFile*> files;
+  if (inventory.root_is_run_folder()) return {};
+  for (const auto& file : inventory.files()) {
+    if (worth_reading(file.path)) files.push_back(&file);
+  }
+  std::sort(files.begin(), files.end(), [](const auto* a, const auto* b) { return a->visit < b->visit; });
+  std::vector<fs::path> paths;
+  for (const auto* file : files) paths.push_back(file->path);
+  return paths;
 }
 
 bool holds_nul(std::string_view text) { return text.substr(0, 4096).find('\0') != std::string_view::npos; }
@@ -83,40 +97,35 @@ bool is_config_candidate(const fs::path& file) {
 
 // A configuration refused (a link out of the tree, say) is recognised too:
 // the refusal is then said in the evidence, not passed over.
-bool ConfigFilesCollector::recognises(const fs::path& path) const {
-  auto tree = TreeReads::open(path);
+bool ConfigFilesCollector::recognises(const Inventory& inventory) const {
+  const auto& tree = inventory.tree();
   if (!tree) return false;
-  bool found = false;
   std::size_t tried = 0;
-  TreeVisitor visitor;
-  visitor.file = [&](const fs::path& file) {
-    if (!worth_reading(file)) return WalkStep::go_on;
+  for (const auto& file : candidates_in(inventory)) {
     const auto candidate = read_candidate(*tree, file, kConfigRecogniseBytes);
-    found = candidate.reading.has_value() || candidate.denied;
-    return found || ++tried >= kRecogniseFiles ? WalkStep::stop : WalkStep::go_on;
-  };
-  walk_tree(path, visitor);
-  return found;
+    if (candidate.reading.has_value() || candidate.denied) return true;
+    if (++tried >= kRecogniseFiles) break;
+  }
+  return false;
 }
 
-evidence::CollectorReport ConfigFilesCollector::collect(const fs::path& path, const CollectContext&,
+evidence::CollectorReport ConfigFilesCollector::collect(const Inventory& inventory, const CollectContext&,
                                                         evidence::EvidenceDocument& document) const {
+  const auto& path = inventory.root();
   evidence::CollectorReport report{.name = std::string(name()), .section = std::string(section())};
   std::vector<evidence::ConfigEvidence> configs;
   std::vector<std::string> problems;
-  auto tree = TreeReads::open(path);
+  const auto& tree = inventory.tree();
   if (!tree) {
     report.outcome = tree.missing();
     return report;
   }
   bool denied = false;
-  TreeVisitor visitor;
-  visitor.file = [&](const fs::path& file) {
-    if (!worth_reading(file)) return WalkStep::go_on;
+  for (const auto& file : candidates_in(inventory)) {
     auto candidate = read_candidate(*tree, file, SIZE_MAX);
     denied = denied || candidate.denied;
     if (!candidate.problem.empty()) problems.push_back(std::move(candidate.problem));
-    if (!candidate.reading) return WalkStep::go_on;
+    if (!candidate.reading) continue;
     // A fragment says so beside its path: what was read is what the user pasted.
     report.sources.push_back(candidate.reading->note.empty() ? file.string() : file.string() + " (" + candidate.reading->note + ")");
     const bool model_config = candidate.reading->kind == "model-config";
@@ -134,14 +143,14 @@ evidence::CollectorReport ConfigFilesCollector::collect(const fs::path& path, co
         problems.push_back(weights.missing().detail);
       }
     }
-    if (configs.size() < kMaxConfigsPerPath) return WalkStep::go_on;
+    if (configs.size() < kMaxConfigsPerPath) continue;
     problems.push_back(fmt::format("more than {} configurations: the rest not read", kMaxConfigsPerPath));
-    return WalkStep::stop;
-  };
-  for (auto& problem : walk_tree(path, visitor)) {
+    break;
+  }
+  for (const auto& problem : inventory.problems()) {
     // A folder the walk could not open is a refusal as much as a file.
     denied = denied || problem.find("Permission denied") != std::string::npos;
-    problems.push_back(std::move(problem));
+    problems.push_back(problem);
   }
   for (const auto& problem : problems) report.sources.push_back(problem);
   if (configs.empty() && problems.empty()) {

@@ -30,8 +30,8 @@ class ConfigFilesCollector final : public Collector {
   std::string_view looks_for() const override {
     return "a training configuration (DeepSpeed, accelerate, LLaMA-Factory, axolotl, trainer_state.json, a launch command, a hostfile) in PATH";
   }
-  bool recognises(const std::filesystem::path& path) const override;
-  evidence::CollectorReport collect(const std::filesystem::path& path, const CollectContext& context,
+  bool recognises(const Inventory& inventory) const override;
+  evidence::CollectorReport collect(const Inventory& inventory, const CollectContext& context,
                                     evidence::EvidenceDocument& document) const override;
 };
 

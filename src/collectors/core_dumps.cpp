@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "base/tree_reads.h"
+#include "collect/host_name.h"
 #include "collectors/crash_symbols.h"
 #include "symbolize/core_stacks.h"
 
@@ -44,6 +46,23 @@ std::vector<fs::path> cores_in(const TreeReads& tree, const fs::path& folder) {
   }
   std::sort(cores.begin(), cores.end());
   return cores;
+}
+
+// Whether the document holds the crash of this core already (from an
+// earlier PATH of the same analysis).
+bool already_read(const evidence::EvidenceDocument& document, const std::string& core) {
+  auto from_core = [&](const std::vector<evidence::CrashEvidence>& crashes) {
+    return std::any_of(crashes.begin(), crashes.end(), [&](const evidence::CrashEvidence& c) {
+      return c.source == "core" && c.from.file == core;
+    });
+  };
+  for (const auto& host : document.hosts) {
+    if (from_core(host.crashes)) return true;
+    for (const auto& run : host.runs) {
+      if (from_core(run.crashes)) return true;
+    }
+  }
+  return false;
 }
 
 bool has_crash_of(const evidence::RunEvidence& run, int pid) {
@@ -110,12 +129,14 @@ evidence::CrashEvidence crash_from_core(const fs::path& core, symbolize::ModuleS
 }
 
 void add_core_dumps(evidence::EvidenceDocument& document, const std::vector<fs::path>& named, symbolize::ModuleSymbols& symbols,
-                    const std::string& this_host) {
+                    const std::string& this_host, std::vector<std::string>& read) {
   std::set<fs::path> seen;
   auto first_time = [&](const fs::path& core) {
     std::error_code ec;
     const auto canonical = fs::weakly_canonical(core, ec);
-    return seen.insert(ec ? core : canonical).second;
+    if (!seen.insert(ec ? core : canonical).second || already_read(document, core.string())) return false;
+    read.push_back(core.string());
+    return true;
   };
   // Into the run that holds the process, unless the crash handler already
   // recorded it there; else into `host`'s crashes (when given).
@@ -157,6 +178,22 @@ void add_core_dumps(evidence::EvidenceDocument& document, const std::vector<fs::
       if (first_time(core)) place(crash_from_core(core, symbols), nullptr);
     }
   }
+}
+
+bool CoreDumpsCollector::recognises(const Inventory& inventory) const {
+  if (!inventory.run_folders().empty()) return true;
+  return std::any_of(inventory.files().begin(), inventory.files().end(),
+                     [](const InventoryFile& file) { return file.depth == 0 && named_like_a_core(file.path.filename().string()); });
+}
+
+evidence::CollectorReport CoreDumpsCollector::collect(const Inventory&, const CollectContext& context,
+                                                      evidence::EvidenceDocument& document) const {
+  evidence::CollectorReport report{.name = std::string(name()), .section = std::string(section())};
+  std::optional<symbolize::ModuleSymbols> own_symbols;
+  auto& symbols = context.symbols ? *context.symbols : own_symbols.emplace();
+  add_core_dumps(document, context.cores, symbols, collect::host_name(), report.sources);
+  if (report.sources.empty()) report.outcome = Missing{MissingReason::not_present, "no core file of the job's processes"};
+  return report;
 }
 
 }  // namespace ftdiag::collectors

@@ -1,10 +1,11 @@
 #include "collectors/environment_reports.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "collect/environment_report.h"
-#include "collectors/environment_report_files.h"
 #include "collectors/source_host.h"
 
 namespace ftdiag::collectors {
@@ -16,29 +17,48 @@ namespace {
 constexpr std::size_t kReportRecogniseBytes = 256 * 1024;
 constexpr std::size_t kMaxProblemsListed = 20;
 
+// The files of the inventory that may hold a report, sorted: at most
+// kMaxReportFiles of them, likely evidence first (the inventory's order),
+// none in a checkpoint folder, none when the PATH is itself a run folder
+// (its environment is environment.json, not text that looks like a report).
+std::vector<fs::path> report_candidate_files(const Inventory& inventory) {
+  if (inventory.root_is_run_folder()) return {};
+  std::vector<const InventoryFile*> candidates;
+  for (const auto& file : inventory.files()) {
+    if (!file.in_checkpoint) candidates.push_back(&file);
+  }
+  std::sort(candidates.begin(), candidates.end(), [](const auto* a, const auto* b) { return a->rank < b->rank; });
+  if (candidates.size() > kMaxReportFiles) candidates.resize(kMaxReportFiles);
+  std::vector<fs::path> files;
+  for (const auto* file : candidates) files.push_back(file->path);
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 }  // namespace
 
-bool EnvironmentReportsCollector::recognises(const fs::path& path) const {
-  auto tree = TreeReads::open(path);
+bool EnvironmentReportsCollector::recognises(const Inventory& inventory) const {
+  const auto& tree = inventory.tree();
   if (!tree) return false;
-  for (const auto& file : report_candidate_files(path)) {
+  for (const auto& file : report_candidate_files(inventory)) {
     auto text = read_text_head(*tree, file, kReportRecogniseBytes);
     if (text && !collect::parse_environment_report(text.value()).empty()) return true;
   }
   return false;
 }
 
-evidence::CollectorReport EnvironmentReportsCollector::collect(const fs::path& path, const CollectContext&,
+evidence::CollectorReport EnvironmentReportsCollector::collect(const Inventory& inventory, const CollectContext&,
                                                                evidence::EvidenceDocument& document) const {
+  const auto& path = inventory.root();
   evidence::CollectorReport report{.name = std::string(name()), .section = std::string(section())};
   std::vector<std::string> problems;
   std::size_t stated = 0;
-  auto tree = TreeReads::open(path);
+  const auto& tree = inventory.tree();
   if (!tree) {
     report.outcome = tree.missing();
     return report;
   }
-  for (const auto& file : report_candidate_files(path)) {
+  for (const auto& file : report_candidate_files(inventory)) {
     auto text = read_text_head(*tree, file, kMaxReportFileBytes);
     if (!text) {
       // A binary file is simply not a report; one that cannot be read might have been.

@@ -8,9 +8,14 @@
 // installation were not probed.
 #pragma once
 
+#include <cstddef>
+
 #include "collectors/collector.h"
 
 namespace ftdiag::collectors {
+
+inline constexpr std::size_t kMaxReportFiles = 2000;                      // text files read under one path
+inline constexpr std::size_t kMaxReportFileBytes = std::size_t{8} << 20;  // read of each file; the rest is left
 
 class EnvironmentReportsCollector final : public Collector {
  public:
@@ -23,8 +28,8 @@ class EnvironmentReportsCollector final : public Collector {
   }
   // Whether the first 256 KiB of some text file under PATH state an
   // environment value.
-  bool recognises(const std::filesystem::path& path) const override;
-  evidence::CollectorReport collect(const std::filesystem::path& path, const CollectContext& context,
+  bool recognises(const Inventory& inventory) const override;
+  evidence::CollectorReport collect(const Inventory& inventory, const CollectContext& context,
                                     evidence::EvidenceDocument& document) const override;
 };
 

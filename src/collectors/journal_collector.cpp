@@ -8,17 +8,17 @@ namespace ftdiag::collectors {
 
 namespace fs = std::filesystem;
 
-bool JournalCollector::recognises(const fs::path& path) const { return evidence::is_job_directory(path); }
+bool JournalCollector::recognises(const Inventory& inventory) const { return !inventory.run_folders().empty(); }
 
-evidence::CollectorReport JournalCollector::collect(const fs::path& path, const CollectContext& context,
+evidence::CollectorReport JournalCollector::collect(const Inventory& inventory, const CollectContext& context,
                                                     evidence::EvidenceDocument& document) const {
   evidence::CollectorReport report{.name = std::string(name()), .section = std::string(section())};
-  auto run_dirs = evidence::find_run_directories(path);
-  if (!run_dirs) {
-    report.outcome = run_dirs.missing();
+  if (inventory.run_folders().empty()) {
+    report.outcome = inventory.tree() ? Missing{MissingReason::not_present, "no run folder under " + inventory.root().string()}
+                                      : inventory.tree().missing();
     return report;
   }
-  for (const auto& dir : run_dirs.value()) {
+  for (const auto& dir : inventory.run_folders()) {
     report.sources.push_back((dir / evidence::kJournalFileName).string());
     auto run = evidence::read_run_directory(dir, context.phases, context.line_events);
     if (!run) {

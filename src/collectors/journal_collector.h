@@ -13,8 +13,8 @@ class JournalCollector final : public Collector {
   std::string_view section() const override { return "hosts[].runs"; }
   Mode mode() const override { return Mode::post_mortem; }
   std::string_view looks_for() const override { return "journal.jsonl in PATH or in its sub-folders (written by `ftdiag run`)"; }
-  bool recognises(const std::filesystem::path& path) const override;
-  evidence::CollectorReport collect(const std::filesystem::path& path, const CollectContext& context,
+  bool recognises(const Inventory& inventory) const override;
+  evidence::CollectorReport collect(const Inventory& inventory, const CollectContext& context,
                                     evidence::EvidenceDocument& document) const override;
 };
 

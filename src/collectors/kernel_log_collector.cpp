@@ -20,10 +20,9 @@
 #include "base/unique_fd.h"
 #include "collect/host_name.h"
 #include "collect/kernel_log_reader.h"
-#include "collectors/evidence_walk.h"
 #include "collectors/source_host.h"
-#include "evidence/job_reader.h"
 #include "evidence/kernel_events.h"
+#include "evidence/run_file_names.h"
 
 namespace ftdiag::collectors {
 
@@ -223,16 +222,16 @@ bool looks_like_kernel_log(const fs::path& file) {
   return false;
 }
 
-std::vector<fs::path> kernel_log_files_in(const fs::path& path) {
+std::vector<fs::path> kernel_log_files_in(const Inventory& inventory) {
   std::vector<fs::path> files;
-  std::error_code ec;
-  if (fs::is_regular_file(path, ec)) {
-    if (is_kernel_log_name(path) || looks_like_kernel_log(path)) files.push_back(path);
+  if (inventory.root_is_file()) {
+    const auto& file = inventory.root();
+    if (!inventory.files().empty() && (is_kernel_log_name(file) || looks_like_kernel_log(file))) files.push_back(file);
     return files;
   }
   // Sub-folders too: a multi-node job's folder keeps one per node (node0/kernel.log).
-  for (auto& file : walk_evidence_files(path).files) {
-    if (is_kernel_log_name(file)) files.push_back(std::move(file));
+  for (const auto& file : inventory.files()) {
+    if (!file.in_checkpoint && is_kernel_log_name(file.path)) files.push_back(file.path);
   }
   return files;
 }
@@ -248,20 +247,18 @@ std::optional<std::string> kernel_log_refusal(const fs::path& file) {
 
 bool is_kernel_log_name(const fs::path& file) {
   const std::string name = file.filename().string();
-  if (name == "journal.jsonl" || name == "console.log") return false;  // ftdiag's own
+  if (name == evidence::kJournalFileName || name == evidence::kConsoleFileName) return false;  // ftdiag's own
   for (const char* part : {"dmesg", "kern.log", "kernel.log", "kernel-log", "messages", "syslog", "kmsg", "journalctl"}) {
     if (name.find(part) != std::string::npos) return true;
   }
   return false;
 }
 
-bool KernelLogCollector::recognises(const fs::path& path) const {
-  std::error_code ec;
-  if (fs::is_regular_file(path, ec)) return is_kernel_log_name(path) || looks_like_kernel_log(path);
-  return !kernel_log_files_in(path).empty() || evidence::is_job_directory(path);
+bool KernelLogCollector::recognises(const Inventory& inventory) const {
+  return !kernel_log_files_in(inventory).empty() || !inventory.run_folders().empty();
 }
 
-evidence::CollectorReport KernelLogCollector::collect(const fs::path& path, const CollectContext& context,
+evidence::CollectorReport KernelLogCollector::collect(const Inventory& inventory, const CollectContext& context,
                                                       EvidenceDocument& document) const {
   evidence::CollectorReport report{.name = std::string(name()), .section = std::string(section())};
   const auto window = runs_window(document);
@@ -285,7 +282,7 @@ evidence::CollectorReport KernelLogCollector::collect(const fs::path& path, cons
   bool read_any = false;
   for (const auto& file : context.kernel_logs) read_any |= take(file.string(), read_file_source(file, "kernel-log", std::nullopt));
   if (read_any) return report;
-  for (const auto& file : kernel_log_files_in(path)) read_any |= take(file.string(), read_file_source(file, "kernel-log", window));
+  for (const auto& file : kernel_log_files_in(inventory)) read_any |= take(file.string(), read_file_source(file, "kernel-log", window));
   if (read_any) return report;
   if (context.read_this_host && window) {
     if (recorded_since_this_boot(document)) {

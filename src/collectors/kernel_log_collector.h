@@ -25,9 +25,9 @@ class KernelLogCollector final : public Collector {
   std::string_view looks_for() const override {
     return "a kernel log file (dmesg output, journalctl -k, kern.log, messages) in PATH or given with --kernel-log";
   }
-  bool recognises(const std::filesystem::path& path) const override;
+  bool recognises(const Inventory& inventory) const override;
   bool asked_for(const CollectContext& context) const override { return !context.kernel_logs.empty(); }
-  evidence::CollectorReport collect(const std::filesystem::path& path, const CollectContext& context,
+  evidence::CollectorReport collect(const Inventory& inventory, const CollectContext& context,
                                     evidence::EvidenceDocument& document) const override;
 };
 

@@ -12,7 +12,6 @@
 #include <fmt/format.h>
 
 #include "base/tree_reads.h"
-#include "collectors/evidence_walk.h"
 #include "collectors/kernel_log_collector.h"
 #include "collectors/source_host.h"
 #include "collectors/read_progress.h"
@@ -43,40 +42,6 @@ bool not_a_log_by_extension(const fs::path& file) {
   return file.filename().string().find(".tfevents.") != std::string::npos;
 }
 
-// How far past the first byte a head of NULs is looked through for text.
-// logrotate's copytruncate leaves the log's old length as NULs (a hole when
-// the filesystem keeps it sparse) before what was written since; holes are
-// skipped for free with SEEK_DATA, written NULs are read, up to this.
-constexpr std::uint64_t kMaxNulHeadRead = std::uint64_t{16} << 20;
-
-// The first `bytes` after a head of NULs, and the length of that head.
-struct Head {
-  std::string text;
-  std::uint64_t nul_head = 0;
-};
-
-Head read_head(int fd, std::size_t bytes) {
-  Head head;
-  off_t data = ::lseek(fd, 0, SEEK_DATA);
-  if (data < 0) data = 0;  // ENXIO: nothing but a hole; EINVAL: no SEEK_DATA here
-  std::string chunk(64 * 1024, '\0');
-  std::uint64_t at = static_cast<std::uint64_t>(data);
-  while (at < static_cast<std::uint64_t>(data) + kMaxNulHeadRead) {
-    const ssize_t n = ::pread(fd, chunk.data(), chunk.size(), static_cast<off_t>(at));
-    if (n <= 0) break;
-    const auto text = std::string_view(chunk.data(), static_cast<std::size_t>(n));
-    if (const auto first = text.find_first_not_of('\0'); first != std::string_view::npos) {
-      head.nul_head = at + first;
-      break;
-    }
-    at += static_cast<std::uint64_t>(n);
-  }
-  head.text.resize(bytes);
-  const ssize_t n = ::pread(fd, head.text.data(), bytes, static_cast<off_t>(head.nul_head));
-  head.text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
-  return head;
-}
-
 // Kernel records found in logs join the host's kernel evidence: they are
 // the kernel's word wherever they were pasted. A record already there (the
 // same text at the same time) is not counted twice.
@@ -102,31 +67,31 @@ struct LogCandidate {
   std::uint64_t nul_head = 0;
 };
 
-// Whether a file of the tree reads as a log: a text file that is not a
+// Whether a file of the inventory reads as a log: a text file that is not a
 // config, source file or kernel log. Refusals (a link out of the tree, a
 // file its owner cannot read) go to `refusals`.
-std::optional<LogCandidate> as_log(const TreeReads& tree, const fs::path& file, std::vector<std::string>* refusals) {
-  const std::string name = file.filename().string();
-  if (name == evidence::kJournalFileName || not_a_log_by_extension(file) || is_kernel_log_name(file)) return std::nullopt;
-  auto fd = tree.open_file(file);
-  if (!fd) {
-    if (refusals && fd.missing().reason == MissingReason::permission_denied) refusals->push_back("refused: " + fd.missing().detail);
+std::optional<LogCandidate> as_log(const Inventory& inventory, std::size_t index, std::vector<std::string>* refusals) {
+  const auto& file = inventory.files()[index];
+  if (file.in_checkpoint) return std::nullopt;
+  const std::string name = file.path.filename().string();
+  if (name == evidence::kJournalFileName || not_a_log_by_extension(file.path) || is_kernel_log_name(file.path)) return std::nullopt;
+  const auto& head = inventory.head(index);
+  if (!head) {
+    if (refusals && head.missing().reason == MissingReason::permission_denied) refusals->push_back("refused: " + head.missing().detail);
     return std::nullopt;
   }
-  const Head head = read_head(fd->get(), 4096);
-  if (!evidence::looks_like_text(head.text)) return std::nullopt;
-  return LogCandidate{file, head.nul_head};
+  if (!evidence::looks_like_text(head->text)) return std::nullopt;
+  return LogCandidate{file.path, head->nul_head};
 }
 
-std::vector<LogCandidate> logs_under(const TreeReads& tree, const fs::path& path, std::vector<std::string>* problems) {
-  auto walk = walk_evidence_files(path);
+std::vector<LogCandidate> logs_in(const Inventory& inventory, std::vector<std::string>* problems) {
   if (problems) {
-    *problems = std::move(walk.problems);
-    if (auto skipped = describe_not_listed(walk, path); !skipped.empty()) problems->push_back(std::move(skipped));
+    *problems = inventory.problems();
+    if (auto skipped = inventory.not_listed(); !skipped.empty()) problems->push_back(std::move(skipped));
   }
   std::vector<LogCandidate> logs;
-  for (auto& file : walk.files) {
-    if (auto log = as_log(tree, file, problems)) logs.push_back(std::move(*log));
+  for (std::size_t i = 0; i < inventory.files().size(); ++i) {
+    if (auto log = as_log(inventory, i, problems)) logs.push_back(std::move(*log));
   }
   return logs;
 }
@@ -151,29 +116,29 @@ std::optional<fs::path> pattern_cache_directory() {
 }  // namespace
 
 bool is_plain_log(const fs::path& path) {
-  auto tree = TreeReads::open(path);
-  return tree && as_log(tree.value(), path, nullptr).has_value();
+  const auto inventory = Inventory::of(path);
+  return inventory.root_is_file() && !inventory.files().empty() && as_log(inventory, 0, nullptr).has_value();
 }
 
 // A log refused (a link out of the tree, say) is recognised too: the
 // refusal is then said in the evidence, not passed over.
-bool LogFilesCollector::recognises(const fs::path& path) const {
-  auto tree = TreeReads::open(path);
+bool LogFilesCollector::recognises(const Inventory& inventory) const {
   std::vector<std::string> refusals;
-  return tree && (!logs_under(tree.value(), path, &refusals).empty() ||
-                  std::any_of(refusals.begin(), refusals.end(), [](const std::string& p) { return p.starts_with("refused: "); }));
+  return inventory.tree() &&
+         (!logs_in(inventory, &refusals).empty() ||
+          std::any_of(refusals.begin(), refusals.end(), [](const std::string& p) { return p.starts_with("refused: "); }));
 }
 
-evidence::CollectorReport LogFilesCollector::collect(const fs::path& path, const CollectContext& context,
+evidence::CollectorReport LogFilesCollector::collect(const Inventory& inventory, const CollectContext& context,
                                                      evidence::EvidenceDocument& document) const {
   evidence::CollectorReport report{.name = std::string(name()), .section = std::string(section())};
   std::vector<std::string> problems;
-  auto tree = TreeReads::open(path);
+  const auto& tree = inventory.tree();
   if (!tree) {
     report.outcome = tree.missing();
     return report;
   }
-  const auto files = logs_under(tree.value(), path, &problems);
+  const auto files = logs_in(inventory, &problems);
   const evidence::LogScanner scanner(context.phases, context.line_events, pattern_cache_directory());
   if (!scanner.fallback_reason().empty()) {
     problems.push_back("patterns read line by line (slower): " + scanner.fallback_reason());

@@ -22,8 +22,8 @@ class LogFilesCollector final : public Collector {
   std::string_view looks_for() const override {
     return "log files: any text a job printed (a saved console, nohup.out, a launcher's or Slurm's output)";
   }
-  bool recognises(const std::filesystem::path& path) const override;
-  evidence::CollectorReport collect(const std::filesystem::path& path, const CollectContext& context,
+  bool recognises(const Inventory& inventory) const override;
+  evidence::CollectorReport collect(const Inventory& inventory, const CollectContext& context,
                                     evidence::EvidenceDocument& document) const override;
 };
 

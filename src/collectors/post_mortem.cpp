@@ -3,8 +3,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <optional>
 
 #include <fmt/format.h>
+
+#include "collectors/core_dumps.h"
 
 namespace ftdiag::collectors {
 
@@ -31,39 +34,46 @@ std::string describe_paths(const std::vector<fs::path>& paths) {
 
 }  // namespace
 
-Fact<evidence::EvidenceDocument> collect_post_mortem(const std::vector<fs::path>& paths, const CollectContext& context,
-                                                     const std::vector<const Collector*>& collectors) {
+Fact<evidence::EvidenceDocument> collect_post_mortem(const std::vector<fs::path>& paths, const CollectContext& given,
+                                                     const std::vector<const Collector*>& collectors,
+                                                     const std::vector<PostCollectionPass>& passes) {
+  // One session of debug information for the collectors and the passes.
+  std::optional<symbolize::ModuleSymbols> own_symbols;
+  CollectContext context = given;
+  if (!context.symbols) context.symbols = &own_symbols.emplace();
   evidence::EvidenceDocument document;
   document.generator = fmt::format("ftdiag {}", FTDIAG_VERSION);
   bool recognised = false;
   std::vector<bool> ran(collectors.size(), false);
-  auto run = [&](std::size_t i, const fs::path& path) {
+  auto run = [&](std::size_t i, const Inventory& inventory) {
     const auto* collector = collectors[i];
     ran[i] = true;
     try {
-      document.collectors.push_back(collector->collect(path, context, document));
+      document.collectors.push_back(collector->collect(inventory, context, document));
     } catch (const std::exception& e) {
       // A collector that fails must cost its own evidence only.
       document.collectors.push_back({.name = std::string(collector->name()),
                                      .section = std::string(collector->section()),
-                                     .sources = {path.string()},
+                                     .sources = {inventory.root().string()},
                                      .outcome = Missing{MissingReason::failed, e.what()}});
     }
   };
   for (const auto& path : paths) {
     if (auto ok = check_path(path); !ok) return ok.missing();
     document.sources.push_back(path.string());
+    // One walk of the path; every collector claims its entries from it.
+    const auto inventory = Inventory::of(path);
     for (std::size_t i = 0; i < collectors.size(); ++i) {
-      if (!collectors[i]->recognises(path)) continue;
+      if (!collectors[i]->recognises(inventory)) continue;
       recognised = true;
-      run(i, path);
+      run(i, inventory);
     }
   }
   // What the user named directly is read even where no PATH led to it.
   for (std::size_t i = 0; i < collectors.size() && !paths.empty(); ++i) {
     if (ran[i] || !collectors[i]->asked_for(context)) continue;
     recognised = true;
-    run(i, paths.front());
+    run(i, Inventory::of(paths.front()));
   }
   if (!recognised) {
     std::string wanted;
@@ -72,7 +82,32 @@ Fact<evidence::EvidenceDocument> collect_post_mortem(const std::vector<fs::path>
                    fmt::format("nothing under {} is evidence ftdiag can read (looked for: {})", describe_paths(paths),
                                wanted)};
   }
+  for (const auto& pass : passes) {
+    try {
+      pass.run(document, *context.symbols);
+    } catch (const std::exception& e) {
+      // A pass that fails leaves the evidence as the collectors gathered it.
+      document.collectors.push_back({.name = std::string(pass.name), .section = "hosts", .outcome = Missing{MissingReason::failed, e.what()}});
+    }
+  }
   return document;
+}
+
+Fact<evidence::EvidenceDocument> collect_post_mortem(const std::vector<fs::path>& paths, const CollectContext& context) {
+  return collect_post_mortem(paths, context, post_mortem_collectors(), post_collection_passes());
+}
+
+void finish_live_document(evidence::EvidenceDocument& document, const CollectContext& given) {
+  std::optional<symbolize::ModuleSymbols> own_symbols;
+  CollectContext context = given;
+  if (!context.symbols) context.symbols = &own_symbols.emplace();
+  const CoreDumpsCollector cores;
+  const auto sources = document.sources;
+  for (const auto& source : sources) {
+    const auto inventory = Inventory::of(source);
+    if (cores.recognises(inventory)) document.collectors.push_back(cores.collect(inventory, context, document));
+  }
+  for (const auto& pass : post_collection_passes()) pass.run(document, *context.symbols);
 }
 
 }  // namespace ftdiag::collectors

@@ -1,8 +1,11 @@
 #include "collectors/registry.h"
 
-#include "collectors/environment_reports.h"
 #include "collectors/checkpoint_dirs.h"
 #include "collectors/config_files.h"
+#include "collectors/core_dumps.h"
+#include "collectors/crash_symbols.h"
+#include "collectors/environment_reports.h"
+#include "collectors/fault_symbols.h"
 #include "collectors/journal_collector.h"
 #include "collectors/kernel_log_collector.h"
 #include "collectors/log_files.h"
@@ -21,8 +24,19 @@ const std::vector<const Collector*>& all_collectors() {
   // Configs and checkpoint folders left beside the job.
   static const ConfigFilesCollector configs;
   static const CheckpointDirsCollector checkpoints;
-  static const std::vector<const Collector*> list{&journal, &kernel_log, &log_files, &environment_reports, &configs, &checkpoints};
+  // After the journal: a core goes to the run that holds its process.
+  static const CoreDumpsCollector cores;
+  static const std::vector<const Collector*> list{&journal,  &kernel_log,  &log_files, &environment_reports,
+                                                  &configs,  &checkpoints, &cores};
   return list;
+}
+
+const std::vector<PostCollectionPass>& post_collection_passes() {
+  static const std::vector<PostCollectionPass> passes{
+      {"fault-symbols", symbolize_kernel_faults},
+      {"crash-symbols", symbolize_crashes},
+  };
+  return passes;
 }
 
 std::vector<const Collector*> post_mortem_collectors() {

@@ -23,6 +23,7 @@
 #include "base/fact.h"
 #include "base/unique_fd.h"
 #include "evidence/background_sync.h"
+#include "evidence/run_file_names.h"
 
 namespace ftdiag::evidence {
 
@@ -68,7 +69,7 @@ class ConsoleLogWriter {
   // For the background syncer: this log's descriptor, and where its failures go.
   SyncTarget sync_target() const { return {fd_.get(), kFileName, failures_}; }
 
-  static constexpr const char* kFileName = "console.log";
+  static constexpr const char* kFileName = kConsoleFileName;
 
   static constexpr std::size_t kMaxLineBytes = 64 * 1024;  // longer lines are split
   // Records are buffered and written when the next one would not fit.

@@ -19,11 +19,9 @@
 
 #include "base/fact.h"
 #include "base/unique_fd.h"
+#include "evidence/run_file_names.h"
 
 namespace ftdiag::evidence {
-
-inline constexpr const char* kJournalFileName = "journal.jsonl";
-inline constexpr const char* kConsoleFileName = "console.log";
 
 class RunDirectory {
  public:

@@ -136,17 +136,4 @@ bool is_job_directory(const fs::path& path) {
   return false;
 }
 
-Fact<std::vector<fs::path>> find_run_directories(const fs::path& path) {
-  std::error_code ec;
-  std::vector<fs::path> run_dirs;
-  if (fs::exists(path / kJournalFileName, ec)) return std::vector<fs::path>{path};
-  fs::directory_iterator it(path, ec);
-  if (ec) return missing_from_errno(ec.value(), "list " + path.string());
-  for (const auto& entry : it) {
-    if (entry.is_directory(ec) && fs::exists(entry.path() / kJournalFileName, ec)) run_dirs.push_back(entry.path());
-  }
-  std::sort(run_dirs.begin(), run_dirs.end());
-  return run_dirs;
-}
-
 }  // namespace ftdiag::evidence

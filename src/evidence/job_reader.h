@@ -24,10 +24,6 @@ namespace ftdiag::evidence {
 // whose sub-folders are runs.
 bool is_job_directory(const std::filesystem::path& path);
 
-// The run folders under PATH, sorted: PATH itself when it holds a journal,
-// else its sub-folders that do. Missing when PATH cannot be listed.
-Fact<std::vector<std::filesystem::path>> find_run_directories(const std::filesystem::path& path);
-
 // One run folder. With `phases`, console lines that mark a training phase are
 // summarised in console.phases. Missing when the journal cannot be opened.
 // With `events`, launcher, scheduler and OOM-daemon lines are kept as

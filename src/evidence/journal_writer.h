@@ -12,6 +12,7 @@
 #include "base/unique_fd.h"
 #include "evidence/background_sync.h"
 #include "evidence/records.h"
+#include "evidence/run_file_names.h"
 #include "evidence/write_failures.h"
 
 namespace ftdiag::evidence {
@@ -50,7 +51,7 @@ class JournalWriter {
   // failures go.
   SyncTarget sync_target() const { return {fd_.get(), kFileName, failures_}; }
 
-  static constexpr const char* kFileName = "journal.jsonl";
+  static constexpr const char* kFileName = kJournalFileName;
 
  private:
   Fact<bool> write_line(const JournalRecord& record);

@@ -57,9 +57,9 @@ TEST_CASE("config collectors: configs of every kind under a job folder, the rest
   ScratchTree tree;
   write_job_folder(tree);
   ConfigFilesCollector collector;
-  REQUIRE(collector.recognises(tree.root()));
+  REQUIRE(collector.recognises(Inventory::of(tree.root())));
   evidence::EvidenceDocument document;
-  const auto report = collector.collect(tree.root(), {}, document);
+  const auto report = collector.collect(Inventory::of(tree.root()), {}, document);
   CHECK(report.outcome.has_value());
   REQUIRE(document.hosts.size() == 1);
   const auto* deepspeed = config_of_kind(document, "deepspeed");
@@ -89,10 +89,10 @@ TEST_CASE("config collectors: checkpoint folders with their completeness") {
   ScratchTree tree;
   write_job_folder(tree);
   CheckpointDirsCollector collector;
-  REQUIRE(collector.recognises(tree.root()));
-  CHECK_FALSE(collector.recognises(tree.path("notes")));
+  REQUIRE(collector.recognises(Inventory::of(tree.root())));
+  CHECK_FALSE(collector.recognises(Inventory::of(tree.path("notes"))));
   evidence::EvidenceDocument document;
-  const auto report = collector.collect(tree.root(), {}, document);
+  const auto report = collector.collect(Inventory::of(tree.root()), {}, document);
   CHECK(report.outcome.has_value());
   const auto& checkpoints = document.hosts.at(0).checkpoints;
   REQUIRE(checkpoints.size() == 2);  // not again through the loop
@@ -107,10 +107,10 @@ TEST_CASE("config collectors: a folder with nothing of theirs") {
   ScratchTree tree;
   tree.write("data/train.json", R"([{"instruction": "a", "output": "b"}])");
   tree.write("README.txt", "hello");
-  CHECK_FALSE(ConfigFilesCollector().recognises(tree.root()));
-  CHECK_FALSE(CheckpointDirsCollector().recognises(tree.root()));
+  CHECK_FALSE(ConfigFilesCollector().recognises(Inventory::of(tree.root())));
+  CHECK_FALSE(CheckpointDirsCollector().recognises(Inventory::of(tree.root())));
   evidence::EvidenceDocument document;
-  const auto report = ConfigFilesCollector().collect(tree.root(), {}, document);
+  const auto report = ConfigFilesCollector().collect(Inventory::of(tree.root()), {}, document);
   REQUIRE_FALSE(report.outcome);
   CHECK(report.outcome.missing().reason == MissingReason::not_present);
 }
@@ -122,7 +122,7 @@ TEST_CASE("config collectors: a folder that cannot be read is said to be so") {
   tree.write("locked/ds.json", R"({"zero_optimization": {"stage": 3}})");
   std::filesystem::permissions(tree.path("locked"), std::filesystem::perms::none);
   evidence::EvidenceDocument document;
-  const auto report = ConfigFilesCollector().collect(tree.root(), {}, document);
+  const auto report = ConfigFilesCollector().collect(Inventory::of(tree.root()), {}, document);
   std::filesystem::permissions(tree.path("locked"), std::filesystem::perms::owner_all);
   REQUIRE_FALSE(report.outcome);
   CHECK(report.outcome.missing().reason == MissingReason::permission_denied);

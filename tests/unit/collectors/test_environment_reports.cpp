@@ -50,7 +50,7 @@ void write_job(const fs::path& job) {
   std::string shard("\0\0\0\0PyTorch version: 9.9.9\n", 28);  // binary: a checkpoint shard
   write_report(job / "checkpoint-500" / "model.safetensors", shard);
   write_report(job / ".git" / "env.txt", "Nvidia driver version: 999.1.1\n");
-  write_report(job / "a" / "b" / "c" / "d" / "e" / "env.txt", "Nvidia driver version: 999.2.2\n");
+  write_report(job / "a" / "b" / "c" / "d" / "e" / "f" / "g" / "env.txt", "Nvidia driver version: 999.2.2\n");  // past the walk's depth
   write_report(job / "run-rank0" / "journal.jsonl", "");
   write_report(job / "run-rank0" / "console.log", "Nvidia driver version: 999.3.3\n");
 }
@@ -68,13 +68,13 @@ TEST_CASE("environment reports: found by content within bounds, stored with file
   ReportsDir tmp;
   write_job(tmp.path / "job");
   const collectors::EnvironmentReportsCollector collector;
-  CHECK(collector.recognises(tmp.path / "job"));
-  CHECK(collector.recognises(tmp.path / "job" / "env.txt"));
-  CHECK_FALSE(collector.recognises(tmp.path / "job" / "checkpoint-500"));
-  CHECK_FALSE(collector.recognises(tmp.path / "job" / "run-rank0"));
+  CHECK(collector.recognises(collectors::Inventory::of(tmp.path / "job")));
+  CHECK(collector.recognises(collectors::Inventory::of(tmp.path / "job" / "env.txt")));
+  CHECK_FALSE(collector.recognises(collectors::Inventory::of(tmp.path / "job" / "checkpoint-500")));
+  CHECK_FALSE(collector.recognises(collectors::Inventory::of(tmp.path / "job" / "run-rank0")));
 
   evidence::EvidenceDocument document;
-  const auto report = collector.collect(tmp.path / "job", {}, document);
+  const auto report = collector.collect(collectors::Inventory::of(tmp.path / "job"), {}, document);
   CHECK(report.outcome.has_value());
   CHECK(report.sources == std::vector<std::string>{(tmp.path / "job" / "env.txt").string(),
                                                    (tmp.path / "job" / "logs" / "nvidia-smi.txt").string()});
@@ -106,9 +106,9 @@ TEST_CASE("environment reports: a folder with no report is not recognised, and s
   ReportsDir tmp;
   write_report(tmp.path / "train.log", "step 1 loss 2.0\nstep 2 loss 1.9\n");
   const collectors::EnvironmentReportsCollector collector;
-  CHECK_FALSE(collector.recognises(tmp.path));
+  CHECK_FALSE(collector.recognises(collectors::Inventory::of(tmp.path)));
   evidence::EvidenceDocument document;
-  const auto report = collector.collect(tmp.path, {}, document);
+  const auto report = collector.collect(collectors::Inventory::of(tmp.path), {}, document);
   REQUIRE_FALSE(report.outcome.has_value());
   CHECK(report.outcome.missing().reason == MissingReason::not_present);
   CHECK(document.hosts.empty());

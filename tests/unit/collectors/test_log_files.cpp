@@ -1,5 +1,5 @@
-// The plain-log collector and the walk it reads with, on a real folder: a
-// console log is read; sources, configs, binaries, checkpoint folders, the
+// The plain-log collector and the inventory it reads from, on a real folder:
+// a console log is read; sources, configs, binaries, checkpoint folders, the
 // run folders of `ftdiag run`, folders past the depth limit and unreadable
 // folders are not; a symlink loop ends; kernel lines join the host's kernel
 // evidence.
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "collectors/evidence_walk.h"
+#include "collectors/inventory.h"
 #include "collectors/log_files.h"
 #include "evidence/job_directory.h"
 #include "skip.h"
@@ -91,12 +91,21 @@ bool contains(const std::vector<std::string>& list, const std::string& item) {
   return std::find(list.begin(), list.end(), item) != list.end();
 }
 
+// The files of an inventory outside checkpoint folders, or those in one.
+std::vector<fs::path> listed(const Inventory& inventory, bool in_checkpoint = false) {
+  std::vector<fs::path> out;
+  for (const auto& file : inventory.files()) {
+    if (file.in_checkpoint == in_checkpoint) out.push_back(file.path);
+  }
+  return out;
+}
+
 }  // namespace
 
-TEST_CASE("log files: the walk lists files to depth 6, never in checkpoints, run folders, hidden folders or links to folders") {
+TEST_CASE("inventory: files to depth 6, never in run folders, hidden folders or links to folders, checkpoints listed but not entered") {
   JobFolder job;
-  const auto walk = walk_evidence_files(job.root);
-  const auto files = job.relative(walk.files);
+  const auto walk = Inventory::of(job.root);
+  const auto files = job.relative(listed(walk));
   CHECK(contains(files, "console.log"));
   CHECK(contains(files, "latest.log"));
   CHECK(contains(files, "train.py"));  // listed: the collectors choose by name and content
@@ -104,36 +113,58 @@ TEST_CASE("log files: the walk lists files to depth 6, never in checkpoints, run
   CHECK_FALSE(contains(files, "d1/d2/d3/d4/d5/d6/d7/at-depth-7.log"));
   CHECK_FALSE(contains(files, "checkpoint-500/trainer.log"));
   CHECK_FALSE(contains(files, "global_step500/notes.txt"));
+  CHECK(job.relative(listed(walk, true)) == std::vector<std::string>{"checkpoint-500/trainer.log", "global_step500/notes.txt"});
+  CHECK(job.relative(walk.checkpoint_folders()) == std::vector<std::string>{"checkpoint-500", "global_step500"});
+  CHECK(job.relative(walk.run_folders()) == std::vector<std::string>{"run-20240508"});
+  CHECK_FALSE(walk.root_is_run_folder());
   CHECK_FALSE(contains(files, "run-20240508/launcher.log"));
   CHECK_FALSE(contains(files, ".git/logs/HEAD"));
   CHECK_FALSE(contains(files, "ping.log"));
   for (const auto& f : files) CHECK(f.rfind("loop/", 0) != 0);
-  CHECK(walk.problems.empty());
-  CHECK(walk.files_not_listed == 0);
+  CHECK(walk.problems().empty());
+  CHECK(walk.files_not_listed() == 0);
+  CHECK(walk.not_listed().empty());
   // In path order, whatever order the walk found them in.
   CHECK(files[0] == "config.yaml");
   CHECK(files[1] == "console.log");
   CHECK(files[2] == "d1/at-depth-1.log");
-  CHECK(std::is_sorted(walk.files.begin(), walk.files.end()));
-  CHECK(walk_evidence_files(job.root).files == walk.files);
+  const auto all = listed(walk);
+  CHECK(std::is_sorted(all.begin(), all.end()));
+  CHECK(listed(Inventory::of(job.root)) == all);
+  // The walk's own orders: breadth first, and the budget's (named like evidence, then near the root).
+  const auto file_at = [&](const std::string& relative) {
+    return *std::find_if(walk.files().begin(), walk.files().end(), [&](const auto& f) { return f.path == job.root / relative; });
+  };
+  CHECK(file_at("train.py").visit < file_at("d1/at-depth-1.log").visit);
+  CHECK(file_at("d1/at-depth-1.log").rank < file_at("train.py").rank);
 
-  const auto capped = walk_evidence_files(job.root, WalkLimits{.max_depth = 6, .max_files = 3});
-  CHECK(capped.files.size() == 3);
-  CHECK(capped.files_not_listed == walk.files.size() - 3);
+  const auto capped = Inventory::of(job.root, InventoryLimits{.max_depth = 6, .max_files = 3});
+  CHECK(listed(capped).size() == 3);
+  CHECK(capped.files_not_listed() == all.size() - 3);
+  CHECK(capped.not_listed().find("past the 3 files read") != std::string::npos);
 
-  const auto one = walk_evidence_files(job.root / "console.log");
-  CHECK(one.files == std::vector<fs::path>{job.root / "console.log"});
-  CHECK(walk_evidence_files(job.root / "no-such-file").files.empty());
+  const auto one = Inventory::of(job.root / "console.log");
+  CHECK(one.root_is_file());
+  CHECK(listed(one) == std::vector<fs::path>{job.root / "console.log"});
+  const auto none = Inventory::of(job.root / "no-such-file");
+  CHECK(none.files().empty());
+  CHECK_FALSE(none.tree());
+
+  const auto run = Inventory::of(job.root / "run-20240508");
+  CHECK(run.root_is_run_folder());
+  CHECK(run.run_folders() == std::vector<fs::path>{job.root / "run-20240508"});
 }
 
-TEST_CASE("log files: checkpoint folders are told by their names") {
-  CHECK(is_checkpoint_folder_name("checkpoint-500"));
-  CHECK(is_checkpoint_folder_name("tmp-checkpoint-12"));
-  CHECK(is_checkpoint_folder_name("global_step500"));
-  CHECK_FALSE(is_checkpoint_folder_name("checkpoint-"));
-  CHECK_FALSE(is_checkpoint_folder_name("checkpoints"));
-  CHECK_FALSE(is_checkpoint_folder_name("checkpoint-final"));
-  CHECK_FALSE(is_checkpoint_folder_name("global_step"));
+TEST_CASE("inventory: a file's head is read once, past the NULs a copytruncate left") {
+  TempDir dir;
+  write(dir.path / "rotated.log", std::string(10000, '\0') + kTeardown);
+  const auto inventory = Inventory::of(dir.path);
+  REQUIRE(inventory.files().size() == 1);
+  const auto& head = inventory.head(0);
+  REQUIRE(head);
+  CHECK(head->nul_head == 10000);
+  CHECK(head->text == kTeardown);
+  CHECK(&inventory.head(0) == &head);
 }
 
 TEST_CASE("log files: only text that is not a source, config or binary is read as a log") {
@@ -149,12 +180,12 @@ TEST_CASE("log files: only text that is not a source, config or binary is read a
 TEST_CASE("log files: the collector reads the logs of a job folder, and the kernel lines in them") {
   JobFolder job;
   const LogFilesCollector collector;
-  CHECK(collector.recognises(job.root));
+  CHECK(collector.recognises(Inventory::of(job.root)));
   const CollectContext context{.phases = &evidence::testing::project_phases(),
                                .line_events = &parse::testing::project_table(),
                                .read_this_host = false};
   evidence::EvidenceDocument document;
-  const auto report = collector.collect(job.root, context, document);
+  const auto report = collector.collect(Inventory::of(job.root), context, document);
   CHECK(report.outcome);
   REQUIRE(document.hosts.size() == 1);
   const auto& host = document.hosts[0];
@@ -188,18 +219,18 @@ TEST_CASE("log files: a folder that cannot be read is named, and the rest is rea
   if (!as_a_user.active()) FTDIAG_SKIP("root reads a folder without read permission, and its capabilities cannot be lowered here");
   write(job.root / "locked" / "secret.log", kTeardown);
   fs::permissions(job.root / "locked", fs::perms::none);
-  const auto walk = walk_evidence_files(job.root);
-  REQUIRE(walk.problems.size() == 1);
-  CHECK(walk.problems[0].find("locked") != std::string::npos);
-  CHECK(contains(job.relative(walk.files), "console.log"));
-  CHECK_FALSE(contains(job.relative(walk.files), "locked/secret.log"));
+  const auto walk = Inventory::of(job.root);
+  REQUIRE(walk.problems().size() == 1);
+  CHECK(walk.problems()[0].find("locked") != std::string::npos);
+  CHECK(contains(job.relative(listed(walk)), "console.log"));
+  CHECK_FALSE(contains(job.relative(listed(walk)), "locked/secret.log"));
 
   const LogFilesCollector collector;
   const CollectContext context{.phases = &evidence::testing::project_phases(),
                                .line_events = &parse::testing::project_table(),
                                .read_this_host = false};
   evidence::EvidenceDocument document;
-  const auto report = collector.collect(job.root, context, document);
+  const auto report = collector.collect(Inventory::of(job.root), context, document);
   // The logs read make the outcome; the folder that could not be is named beside them.
   CHECK(report.outcome);
   CHECK(std::any_of(report.sources.begin(), report.sources.end(),
@@ -212,7 +243,7 @@ TEST_CASE("log files: a folder with nothing to read is not recognised") {
   TempDir dir;
   write(dir.path / "train.py", kTeardown);
   write(dir.path / "checkpoint-100" / "log.txt", kTeardown);
-  CHECK_FALSE(LogFilesCollector().recognises(dir.path));
+  CHECK_FALSE(LogFilesCollector().recognises(Inventory::of(dir.path)));
   write(dir.path / "nohup.out", kTeardown);
-  CHECK(LogFilesCollector().recognises(dir.path));
+  CHECK(LogFilesCollector().recognises(Inventory::of(dir.path)));
 }

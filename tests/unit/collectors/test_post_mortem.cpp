@@ -101,8 +101,10 @@ class KernelLikeCollector final : public collectors::Collector {
   std::string_view section() const override { return "hosts[].kernel"; }
   collectors::Mode mode() const override { return collectors::Mode::post_mortem; }
   std::string_view looks_for() const override { return "kern.log"; }
-  bool recognises(const fs::path& path) const override { return path.filename() == "kern.log"; }
-  CollectorReport collect(const fs::path& path, const collectors::CollectContext&, EvidenceDocument& document) const override {
+  bool recognises(const collectors::Inventory& inventory) const override { return inventory.root().filename() == "kern.log"; }
+  CollectorReport collect(const collectors::Inventory& inventory, const collectors::CollectContext&,
+                          EvidenceDocument& document) const override {
+    const fs::path& path = inventory.root();
     KernelLogEvidence kernel{.from = {.collector = "test-kernel", .file = path.string()}, .boot_time = kStart - 1000};
     std::ifstream in(path);
     std::string line;
@@ -132,8 +134,12 @@ class PlainLogCollector final : public collectors::Collector {
   std::string_view section() const override { return "hosts[].logs"; }
   collectors::Mode mode() const override { return collectors::Mode::post_mortem; }
   std::string_view looks_for() const override { return "*.log"; }
-  bool recognises(const fs::path& path) const override { return path.extension() == ".log" && path.filename() != "kern.log"; }
-  CollectorReport collect(const fs::path& path, const collectors::CollectContext&, EvidenceDocument& document) const override {
+  bool recognises(const collectors::Inventory& inventory) const override {
+    return inventory.root().extension() == ".log" && inventory.root().filename() != "kern.log";
+  }
+  CollectorReport collect(const collectors::Inventory& inventory, const collectors::CollectContext&,
+                          EvidenceDocument& document) const override {
+    const fs::path& path = inventory.root();
     LogFileEvidence log{.from = {.collector = "test-log", .file = path.string()}};
     std::ifstream in(path);
     std::string line;
@@ -249,8 +255,8 @@ TEST_CASE("post-mortem collection says what it could not do") {
     std::string_view section() const override { return "hosts[].logs"; }
     collectors::Mode mode() const override { return collectors::Mode::post_mortem; }
     std::string_view looks_for() const override { return "anything"; }
-    bool recognises(const fs::path&) const override { return true; }
-    CollectorReport collect(const fs::path&, const collectors::CollectContext&, EvidenceDocument&) const override {
+    bool recognises(const collectors::Inventory&) const override { return true; }
+    CollectorReport collect(const collectors::Inventory&, const collectors::CollectContext&, EvidenceDocument&) const override {
       throw std::runtime_error("disk on fire");
     }
   } failing;
