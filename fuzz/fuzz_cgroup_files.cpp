@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "collect/cgroup_files.h"
-#include "collect/proc_cgroup.h"
+#include "collect/host/cgroup_files.h"
+#include "collect/host/proc_cgroup.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -4,11 +4,11 @@
 #include <cstdint>
 #include <string_view>
 
-#include "collect/brace_fragment.h"
-#include "collect/config_text.h"
-#include "collect/json_settings.h"
-#include "collect/launch_command.h"
-#include "collect/yaml_lines.h"
+#include "collect/configs/brace_fragment.h"
+#include "collect/configs/config_text.h"
+#include "collect/configs/json_settings.h"
+#include "collect/configs/launch_command.h"
+#include "collect/configs/yaml_lines.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ftdiag::collect;

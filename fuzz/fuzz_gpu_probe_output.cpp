@@ -1,10 +1,10 @@
-// libFuzzer target: the GPU probe's output read back (collect/gpu_probe_output.h),
+// libFuzzer target: the GPU probe's output read back (collect/helpers/gpu_probe_output.h),
 // the inventory document and the --watch sample lines, from the same bytes.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
-#include "collect/gpu_probe_output.h"
+#include "collect/helpers/gpu_probe_output.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ftdiag;

@@ -3,9 +3,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "collect/proc_cmdline.h"
-#include "collect/proc_stat.h"
-#include "collect/proc_statm.h"
+#include "collect/host/proc_cmdline.h"
+#include "collect/host/proc_stat.h"
+#include "collect/host/proc_statm.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

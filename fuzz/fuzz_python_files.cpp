@@ -7,13 +7,13 @@
 #include <string>
 #include <string_view>
 
-#include "collect/deepspeed_build.h"
-#include "collect/dist_info.h"
-#include "collect/env_command.h"
-#include "collect/python_sys_path.h"
-#include "collect/runtime_libraries.h"
-#include "collect/shebang.h"
-#include "collect/torch_build.h"
+#include "collect/python_env/deepspeed_build.h"
+#include "collect/python_env/dist_info.h"
+#include "collect/configs/env_command.h"
+#include "collect/python_env/python_sys_path.h"
+#include "collect/python_env/runtime_libraries.h"
+#include "collect/python_env/shebang.h"
+#include "collect/python_env/torch_build.h"
 
 using namespace ftdiag::collect;
 

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string_view>
 
-#include "collect/safetensors_header.h"
+#include "collect/weights/safetensors_header.h"
 
 namespace {
 

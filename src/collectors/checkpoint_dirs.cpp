@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "collect/checkpoint_scan.h"
+#include "collect/weights/checkpoint_scan.h"
 #include "collectors/source_host.h"
 
 namespace ftdiag::collectors {

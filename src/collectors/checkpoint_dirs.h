@@ -1,6 +1,6 @@
 // Checkpoint folders left by a job, post-mortem: HF Trainer's checkpoint-N
 // and tmp-checkpoint-N, DeepSpeed's global_stepN, each with its step, files,
-// bytes, newest mtime and whether its save finished (collect/checkpoint_scan.h).
+// bytes, newest mtime and whether its save finished (collect/weights/checkpoint_scan.h).
 // A global_stepN inside a checkpoint-N is part of that checkpoint.
 #pragma once
 

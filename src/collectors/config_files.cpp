@@ -11,10 +11,10 @@
 
 #include "base/read_file.h"
 #include "base/tree_reads.h"
-#include "collect/checkpoint_scan.h"
-#include "collect/config_text.h"
-#include "collect/model_weights.h"
-#include "collect/trainer_state.h"
+#include "collect/weights/checkpoint_scan.h"
+#include "collect/configs/config_text.h"
+#include "collect/weights/model_weights.h"
+#include "collect/configs/trainer_state.h"
 #include "collectors/source_host.h"
 
 namespace ftdiag::collectors {

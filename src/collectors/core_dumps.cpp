@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "base/tree_reads.h"
-#include "collect/host_name.h"
+#include "collect/host/host_name.h"
 #include "collectors/crash_symbols.h"
 #include "symbolize/core_stacks.h"
 

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include "base/clock.h"
-#include "collect/gpu_probe.h"
-#include "collect/python_environment.h"
-#include "collect/system_settings.h"
+#include "collect/helpers/gpu_probe.h"
+#include "collect/python_env/python_environment.h"
+#include "collect/host/system_settings.h"
 
 namespace ftdiag::collectors {
 

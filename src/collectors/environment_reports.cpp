@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "collect/environment_report.h"
+#include "collect/reports/environment_report.h"
 #include "collectors/source_host.h"
 
 namespace ftdiag::collectors {

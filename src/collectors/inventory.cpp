@@ -11,7 +11,7 @@
 
 #include "base/ascii.h"
 #include "base/read_file.h"
-#include "collect/checkpoint_scan.h"
+#include "collect/weights/checkpoint_scan.h"
 #include "evidence/job_directory.h"
 
 namespace ftdiag::collectors {

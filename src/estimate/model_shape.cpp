@@ -436,7 +436,7 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
   }
 }
 
-// "4096,11008,32" or several joined by ';' (collect/model_weights.h).
+// "4096,11008,32" or several joined by ';' (collect/weights/model_weights.h).
 Fact<std::vector<LinearWeights>> linear_groups(const std::string& name, std::string_view value) {
   std::vector<LinearWeights> groups;
   for (const auto group : split(value, ';')) {

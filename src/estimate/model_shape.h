@@ -3,7 +3,7 @@
 // and the transformer dimensions activations and LoRA adapters depend on.
 //
 // Pure functions, no system access: the collectors read config.json and the
-// safetensors headers into flattened settings (collect/model_weights.h), and
+// safetensors headers into flattened settings (collect/weights/model_weights.h), and
 // these functions turn settings into a shape.
 #pragma once
 
@@ -82,7 +82,7 @@ struct ModelShape {
 // any model's size.
 Fact<ModelShape> shape_from_config(const std::map<std::string, std::string>& config);
 
-// From the settings of a "model-weights" source (collect/model_weights.h:
+// From the settings of a "model-weights" source (collect/weights/model_weights.h:
 // the safetensors headers summarised), refined by a config's shape when one
 // is known (dimensions come from it; counts from the weights). Linears are
 // the weights' where they list them, the config's for the others (a

@@ -80,7 +80,7 @@ struct ProcessSeen {
   std::optional<std::uint64_t> start_ticks;  // /proc/PID/stat starttime: tells pid reuse apart
   std::string seen_by;  // "spawn", "netlink-fork", "netlink-exec", "proc-scan"
   // The variables that place it in a distributed job (RANK, LOCAL_RANK,
-  // WORLD_SIZE, SLURM_PROCID, ...: collect/proc_environ.h), nothing else.
+  // WORLD_SIZE, SLURM_PROCID, ...: collect/host/proc_environ.h), nothing else.
   std::map<std::string, std::string> environment;
 
   bool operator==(const ProcessSeen&) const = default;

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "base/text.h"
+
 namespace ftdiag::facts {
 
 namespace {
@@ -27,11 +29,10 @@ bool any_argument(const ProcessEvidence& p, std::initializer_list<std::string_vi
   return false;
 }
 
+// A count or an index: a whole decimal number, not negative.
 std::optional<int> to_int(std::string_view text) {
-  int value = 0;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
-  return value;
+  const auto value = ftdiag::text::to_int(text);
+  return value && *value >= 0 ? value : std::nullopt;
 }
 
 bool is_launcher_command(const ProcessEvidence& p) {

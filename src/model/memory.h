@@ -40,7 +40,7 @@ struct NodeMemory {
   bool operator==(const NodeMemory&) const = default;
 };
 
-// The memory controller of one cgroup, v1 or v2 (src/collect/cgroup_v1.cpp,
+// The memory controller of one cgroup, v1 or v2 (src/collect/host/cgroup_v1.cpp,
 // cgroup_v2.cpp fill it; a counter one version lacks is Missing unsupported).
 struct CgroupMemory {
   int version = 0;           // 1 or 2

@@ -35,7 +35,7 @@ bool nesting_at_most(std::string_view s, int limit) {
 
 bool only_punctuation(std::string_view s) {
   for (char c : s) {
-    if (c != '{' && c != '}' && c != '[' && c != ']' && c != ',' && !text::is_space(c)) return false;
+    if (c != '{' && c != '}' && c != '[' && c != ']' && c != ',' && !text::is_blank(c)) return false;
   }
   return true;
 }

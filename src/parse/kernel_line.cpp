@@ -64,7 +64,7 @@ class LogSplitter {
   void feed(std::string_view line, std::uint64_t number) {
     if (line.size() > max_line_bytes) line = line.substr(0, max_line_bytes);
     if (read_json(line, number)) return;
-    if (!line.empty() && text::is_space(line.front()) && read_continuation(line, number)) return;
+    if (!line.empty() && text::is_blank(line.front()) && read_continuation(line, number)) return;
     detail::PrefixedLine prefixed = detail::read_prefix(line, context_);
     switch (prefixed.rendering) {
       case Rendering::kmsg:

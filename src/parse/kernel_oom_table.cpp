@@ -36,7 +36,7 @@ TaskColumn column_named(std::string_view name) {
 std::string_view take_token(std::string_view& s) {
   s = trim_left(s);
   std::size_t end = 0;
-  while (end < s.size() && !is_space(s[end])) ++end;
+  while (end < s.size() && !is_blank(s[end])) ++end;
   std::string_view token = s.substr(0, end);
   s.remove_prefix(end);
   return token;
@@ -123,7 +123,7 @@ std::optional<OomTask> parse_task_row(std::string_view message, const TaskTableL
     if (values.size() > 16) return std::nullopt;
   }
   if (layout ? values.size() != wanted : values.size() < 4) return std::nullopt;
-  if (!message.empty() && !is_space(message.front())) return std::nullopt;
+  if (!message.empty() && !is_blank(message.front())) return std::nullopt;
   const std::vector<TaskColumn> columns = layout ? layout->columns : layout_for(values.size());
   for (std::size_t i = 0; i < values.size(); ++i) store(task, columns[i], values[i]);
   task.name = std::string(trim_right(trim_left(message)));

@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 
+#include "base/text.h"
 #include "parse/line_event_entry.h"
 #include "parse/line_event_prefilter.h"
 #include "parse/signal_text.h"
@@ -24,12 +25,7 @@ std::string_view trim_line(std::string_view line) {
   return line;
 }
 
-std::optional<int> to_int(std::string_view text) {
-  int value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
+using ftdiag::text::to_int;
 
 std::optional<int> to_count(std::string_view text) {
   auto value = to_int(text);

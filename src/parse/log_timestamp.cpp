@@ -3,6 +3,8 @@
 #include <array>
 #include <cstdint>
 
+#include "base/ascii.h"
+
 namespace ftdiag::parse {
 
 namespace {
@@ -21,7 +23,7 @@ struct Printed {
   int offset_seconds = 0;
 };
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+using ascii::is_digit;
 
 // Exactly `count` digits at `pos`.
 bool read_number(std::string_view s, std::size_t& pos, int count, int& out) {

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <system_error>
 
+#include "base/text.h"
+
 namespace ftdiag::parse {
 
 namespace {
@@ -12,14 +14,8 @@ constexpr std::string_view kEventMarker = ": signal_generate: ";
 // The tracer prints this for a pid whose comm is not in saved_cmdlines.
 constexpr std::string_view kUnknownComm = "<...>";
 
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && is_blank(text.front())) text.remove_prefix(1);
-  while (!text.empty() && is_blank(text.back())) text.remove_suffix(1);
-  return text;
-}
+using ascii::is_digit;
+using ftdiag::text::trim;
 
 template <class Number>
 std::optional<Number> to_number(std::string_view text) {

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "collect/proc_status.h"
+#include "collect/host/proc_status.h"
 
 namespace ftdiag::supervise {
 

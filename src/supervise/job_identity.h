@@ -6,7 +6,7 @@
 #include <string>
 
 #include "base/fact.h"
-#include "collect/host_name.h"
+#include "collect/host/host_name.h"
 
 namespace ftdiag::supervise {
 

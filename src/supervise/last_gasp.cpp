@@ -12,7 +12,7 @@
 
 #include "base/read_file.h"
 #include "base/unique_fd.h"
-#include "collect/proc_statm.h"
+#include "collect/host/proc_statm.h"
 
 namespace ftdiag::supervise {
 

@@ -4,12 +4,12 @@
 
 #include <unistd.h>
 
-#include "collect/cgroup_locate.h"
-#include "collect/cgroup_owner.h"
-#include "collect/dev_shm.h"
-#include "collect/meminfo.h"
-#include "collect/proc_stat.h"
-#include "collect/proc_status.h"
+#include "collect/host/cgroup_locate.h"
+#include "collect/host/cgroup_owner.h"
+#include "collect/host/dev_shm.h"
+#include "collect/host/meminfo.h"
+#include "collect/host/proc_stat.h"
+#include "collect/host/proc_status.h"
 
 namespace ftdiag::supervise {
 

@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "collect/memory_cgroup.h"
+#include "collect/host/memory_cgroup.h"
 #include "collect/system_roots.h"
 #include "evidence/records.h"
 

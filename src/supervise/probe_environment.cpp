@@ -1,6 +1,6 @@
 #include "supervise/probe_environment.h"
 
-#include "collect/probe_location.h"
+#include "collect/helpers/probe_location.h"
 
 namespace ftdiag::supervise {
 

@@ -1,14 +1,14 @@
 #include "supervise/process_tracker.h"
 
-#include "collect/proc_environ.h"
+#include "collect/host/proc_environ.h"
 
 #include <algorithm>
 #include <unordered_set>
 
-#include "collect/proc_cmdline.h"
-#include "collect/proc_stat.h"
-#include "collect/proc_status.h"
-#include "collect/process_list.h"
+#include "collect/host/proc_cmdline.h"
+#include "collect/host/proc_stat.h"
+#include "collect/host/proc_status.h"
+#include "collect/host/process_list.h"
 
 namespace ftdiag::supervise {
 

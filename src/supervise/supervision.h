@@ -18,7 +18,7 @@
 #include "evidence/journal_writer.h"
 #include "evidence/run_builder.h"
 #include "supervise/inherited_signals.h"
-#include "collect/kernel_log_reader.h"
+#include "collect/host/kernel_log_reader.h"
 #include "supervise/side_program.h"
 #include "supervise/signal_trace.h"
 #include "supervise/last_gasp.h"

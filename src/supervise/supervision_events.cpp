@@ -19,8 +19,8 @@
 #include <fmt/ranges.h>
 
 #include "base/clock.h"
-#include "collect/proc_cmdline.h"
-#include "collect/proc_stat.h"
+#include "collect/host/proc_cmdline.h"
+#include "collect/host/proc_stat.h"
 #include "evidence/probe_marker_json.h"
 #include "supervise/job_identity.h"
 #include "supervise/signal_policy.h"

@@ -14,9 +14,9 @@
 #include <fmt/format.h>
 
 #include "base/clock.h"
-#include "collect/gpu_probe_output.h"
-#include "collect/oom_daemons.h"
-#include "collect/probe_location.h"
+#include "collect/helpers/gpu_probe_output.h"
+#include "collect/host/oom_daemons.h"
+#include "collect/helpers/probe_location.h"
 #include "supervise/job_identity.h"
 #include "supervise/probe_leftovers.h"
 #include "supervise/signal_policy.h"

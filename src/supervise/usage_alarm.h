@@ -13,7 +13,7 @@
 
 #include "base/fact.h"
 #include "base/unique_fd.h"
-#include "collect/memory_cgroup.h"
+#include "collect/host/memory_cgroup.h"
 
 namespace ftdiag::supervise {
 

@@ -11,8 +11,8 @@
 
 #include <doctest/doctest.h>
 
-#include "collect/gpu_probe.h"
-#include "collect/helper_program.h"
+#include "collect/helpers/gpu_probe.h"
+#include "collect/helpers/helper_program.h"
 
 namespace ftdiag::itest {
 namespace {

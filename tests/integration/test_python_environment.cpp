@@ -13,7 +13,7 @@
 
 #include <doctest/doctest.h>
 
-#include "collect/python_environment.h"
+#include "collect/python_env/python_environment.h"
 #include "skip.h"
 
 #ifndef FTDIAG_PYTHON_FIXTURES_DIR

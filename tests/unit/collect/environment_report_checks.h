@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "collect/environment_report.h"
+#include "collect/reports/environment_report.h"
 
 namespace ftdiag::testing {
 

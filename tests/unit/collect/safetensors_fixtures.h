@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include "collect/safetensors_header.h"
+#include "collect/weights/safetensors_header.h"
 
 namespace ftdiag::collect::testing {
 

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "collect/cgroup_files.h"
+#include "collect/host/cgroup_files.h"
 #include "collect_fixtures.h"
 
 using namespace ftdiag;

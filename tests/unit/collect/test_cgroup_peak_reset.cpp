@@ -10,9 +10,9 @@
 #include <fstream>
 
 #include "base/read_file.h"
-#include "collect/cgroup_owner.h"
-#include "collect/cgroup_v1.h"
-#include "collect/cgroup_v2.h"
+#include "collect/host/cgroup_owner.h"
+#include "collect/host/cgroup_v1.h"
+#include "collect/host/cgroup_v2.h"
 #include "collect_fixtures.h"
 
 using namespace ftdiag;

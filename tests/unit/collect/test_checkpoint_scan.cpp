@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "collect/checkpoint_scan.h"
-#include "collect/weight_files.h"
+#include "collect/weights/checkpoint_scan.h"
+#include "collect/weights/weight_files.h"
 #include "scratch_tree.h"
 
 using namespace ftdiag;

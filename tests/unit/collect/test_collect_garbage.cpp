@@ -5,14 +5,14 @@
 #include <random>
 #include <string>
 
-#include "collect/cgroup_files.h"
-#include "collect/meminfo.h"
-#include "collect/mountinfo.h"
-#include "collect/proc_cgroup.h"
-#include "collect/proc_cmdline.h"
-#include "collect/proc_stat.h"
-#include "collect/proc_statm.h"
-#include "collect/proc_status.h"
+#include "collect/host/cgroup_files.h"
+#include "collect/host/meminfo.h"
+#include "collect/host/mountinfo.h"
+#include "collect/host/proc_cgroup.h"
+#include "collect/host/proc_cmdline.h"
+#include "collect/host/proc_stat.h"
+#include "collect/host/proc_statm.h"
+#include "collect/host/proc_status.h"
 #include "collect_fixtures.h"
 
 using namespace ftdiag;

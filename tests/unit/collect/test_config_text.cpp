@@ -5,13 +5,13 @@
 
 #include <string>
 
-#include "collect/brace_fragment.h"
-#include "collect/config_kind.h"
-#include "collect/config_text.h"
-#include "collect/hostfile.h"
-#include "collect/launch_command.h"
-#include "collect/trainer_state.h"
-#include "collect/yaml_lines.h"
+#include "collect/configs/brace_fragment.h"
+#include "collect/configs/config_kind.h"
+#include "collect/configs/config_text.h"
+#include "collect/configs/hostfile.h"
+#include "collect/configs/launch_command.h"
+#include "collect/configs/trainer_state.h"
+#include "collect/configs/yaml_lines.h"
 
 using namespace ftdiag;
 using namespace ftdiag::collect;

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "collect/dev_shm.h"
+#include "collect/host/dev_shm.h"
 #include "collect_fixtures.h"
 
 using namespace ftdiag;

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "collect/elf_needed.h"
-#include "collect/runtime_libraries.h"
+#include "collect/python_env/elf_needed.h"
+#include "collect/python_env/runtime_libraries.h"
 #include "python_fixtures.h"
 
 using namespace ftdiag::collect;

@@ -6,7 +6,7 @@
 #include <random>
 #include <string>
 
-#include "collect/environment_report.h"
+#include "collect/reports/environment_report.h"
 #include "environment_report_checks.h"
 #include "environment_report_fixtures.h"
 

@@ -2,7 +2,7 @@
 // and 2.x), accelerate env, transformers env, and the same labels typed by hand.
 #include <doctest/doctest.h>
 
-#include "collect/environment_report.h"
+#include "collect/reports/environment_report.h"
 #include "environment_report_checks.h"
 #include "environment_report_fixtures.h"
 

@@ -2,7 +2,7 @@
 // table, nvidia-smi's table and -q, -L, pip and conda lists, free.
 #include <doctest/doctest.h>
 
-#include "collect/environment_report.h"
+#include "collect/reports/environment_report.h"
 #include "environment_report_checks.h"
 #include "environment_report_fixtures.h"
 

@@ -1,11 +1,11 @@
-// The GPU probe's output read back (collect/gpu_probe_output.h): a full
+// The GPU probe's output read back (collect/helpers/gpu_probe_output.h): a full
 // inventory, what may be left out, what is refused (garbage, wrong types,
 // more devices or processes than the bounds), and --watch sample lines.
 #include <string>
 
 #include <doctest/doctest.h>
 
-#include "collect/gpu_probe_output.h"
+#include "collect/helpers/gpu_probe_output.h"
 
 using namespace ftdiag;
 using namespace ftdiag::collect;

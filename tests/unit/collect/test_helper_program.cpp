@@ -10,7 +10,7 @@
 
 #include <doctest/doctest.h>
 
-#include "collect/helper_program.h"
+#include "collect/helpers/helper_program.h"
 
 using namespace ftdiag::collect;
 using namespace std::chrono_literals;

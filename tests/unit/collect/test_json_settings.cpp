@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "collect/json_settings.h"
+#include "collect/configs/json_settings.h"
 
 using namespace ftdiag;
 using namespace ftdiag::collect;

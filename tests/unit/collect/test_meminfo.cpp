@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "collect/meminfo.h"
+#include "collect/host/meminfo.h"
 #include "collect_fixtures.h"
 
 using namespace ftdiag;

@@ -4,9 +4,9 @@
 
 #include <fstream>
 
-#include "collect/cgroup_locate.h"
-#include "collect/cgroup_v1.h"
-#include "collect/cgroup_v2.h"
+#include "collect/host/cgroup_locate.h"
+#include "collect/host/cgroup_v1.h"
+#include "collect/host/cgroup_v2.h"
 #include "collect_fixtures.h"
 
 using namespace ftdiag;

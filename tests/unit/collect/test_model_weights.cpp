@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "collect/json_settings.h"
-#include "collect/model_weights.h"
+#include "collect/configs/json_settings.h"
+#include "collect/weights/model_weights.h"
 #include "safetensors_fixtures.h"
 #include "scratch_tree.h"
 #include "estimate/model_shape.h"

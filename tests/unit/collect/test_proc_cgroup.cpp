@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "collect/mountinfo.h"
-#include "collect/proc_cgroup.h"
+#include "collect/host/mountinfo.h"
+#include "collect/host/proc_cgroup.h"
 #include "collect_fixtures.h"
 
 using namespace ftdiag;

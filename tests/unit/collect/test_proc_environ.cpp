@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "collect/proc_environ.h"
+#include "collect/host/proc_environ.h"
 
 using namespace ftdiag::collect;
 

@@ -2,9 +2,9 @@
 
 #include <unistd.h>
 
-#include "collect/proc_cmdline.h"
-#include "collect/proc_stat.h"
-#include "collect/proc_statm.h"
+#include "collect/host/proc_cmdline.h"
+#include "collect/host/proc_stat.h"
+#include "collect/host/proc_statm.h"
 #include "collect_fixtures.h"
 
 using namespace ftdiag;

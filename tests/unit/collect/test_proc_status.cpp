@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include "collect/proc_status.h"
+#include "collect/host/proc_status.h"
 #include "collect_fixtures.h"
 
 using namespace ftdiag;

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "collect/process_list.h"
+#include "collect/host/process_list.h"
 #include "collect_fixtures.h"
 
 using namespace ftdiag;

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "collect/deepspeed_build.h"
-#include "collect/package_builds.h"
-#include "collect/python_literal.h"
-#include "collect/torch_build.h"
+#include "collect/python_env/deepspeed_build.h"
+#include "collect/python_env/package_builds.h"
+#include "collect/python_env/python_literal.h"
+#include "collect/python_env/torch_build.h"
 
 using namespace ftdiag::collect;
 

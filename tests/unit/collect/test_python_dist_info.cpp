@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "collect/dist_info.h"
+#include "collect/python_env/dist_info.h"
 
 using namespace ftdiag::collect;
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "collect/python_interpreter.h"
+#include "collect/python_env/python_interpreter.h"
 #include "python_fixtures.h"
 
 using namespace ftdiag::collect;

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "collect/library_path.h"
+#include "collect/python_env/library_path.h"
 #include "python_fixtures.h"
 
 using namespace ftdiag::collect;

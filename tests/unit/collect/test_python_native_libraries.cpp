@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "collect/native_libraries.h"
+#include "collect/python_env/native_libraries.h"
 #include "python_fixtures.h"
 
 using namespace ftdiag::collect;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "collect/python_packages.h"
+#include "collect/python_env/python_packages.h"
 #include "python_fixtures.h"
 
 using namespace ftdiag::collect;

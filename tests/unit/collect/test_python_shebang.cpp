@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "collect/env_command.h"
-#include "collect/shebang.h"
+#include "collect/configs/env_command.h"
+#include "collect/python_env/shebang.h"
 
 using namespace ftdiag::collect;
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "collect/python_sys_path.h"
+#include "collect/python_env/python_sys_path.h"
 
 using namespace ftdiag::collect;
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "collect/safetensors_header.h"
+#include "collect/weights/safetensors_header.h"
 #include "safetensors_fixtures.h"
 
 using namespace ftdiag;

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "collect/system_settings.h"
+#include "collect/host/system_settings.h"
 #include "collect_fixtures.h"
 
 using namespace ftdiag;

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "collect/yaml_settings.h"
+#include "collect/configs/yaml_settings.h"
 
 using namespace ftdiag;
 using namespace ftdiag::collect;

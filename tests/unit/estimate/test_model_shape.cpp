@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "collect/json_settings.h"
+#include "collect/configs/json_settings.h"
 #include "estimate/model_shape.h"
 
 using namespace ftdiag;
