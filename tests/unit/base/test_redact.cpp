@@ -13,8 +13,6 @@ using namespace ftdiag;
 
 namespace {
 
-bool has(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
-
 const std::string kHf = "hf_" + std::string(17, 'a') + std::string(17, 'Z');  // 37 characters, as issued
 const std::string kJwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U";
 const std::string kPem =

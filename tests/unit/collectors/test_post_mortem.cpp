@@ -240,7 +240,7 @@ TEST_CASE("post-mortem collection says what it could not do") {
 
   // Text is read as a log whatever it says; a model's weights and a script
   // are nothing ftdiag reads.
-  std::ofstream(tmp.path / "weights.bin", std::ios::binary) << std::string("\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19.", 15);
+  std::ofstream(tmp.path / "weights.bin", std::ios::binary) << std::string("\x80\x02\x8a\x0al\xfc\x9c" "F\xf9 j\xa8P\x19.", 15);
   std::ofstream(tmp.path / "train.py") << "trainer.save_model()\n";
   auto nothing = collectors::collect_post_mortem({tmp.path}, {}, all);
   REQUIRE_FALSE(nothing.has_value());

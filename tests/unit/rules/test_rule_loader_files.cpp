@@ -79,7 +79,7 @@ TEST_CASE("rule loader: malformed JSON is reported at its line and column") {
 }
 
 TEST_CASE("rule loader: truncated and empty files are refused, not crashed on") {
-  for (const std::string text : {std::string("{\"rules\": ["), std::string(""), std::string("/* only a comment */")}) {
+  for (const std::string& text : {std::string("{\"rules\": ["), std::string(""), std::string("/* only a comment */")}) {
     CAPTURE(text);
     const RuleSet set = parse_text(text);
     REQUIRE(set.errors.size() == 1);
@@ -89,7 +89,7 @@ TEST_CASE("rule loader: truncated and empty files are refused, not crashed on") 
 }
 
 TEST_CASE("rule loader: a file that is not an object with a rules array") {
-  for (const std::string text : {std::string("[1, 2]"), std::string("{\"rules\": {}}"), std::string("{\"rule\": []}")}) {
+  for (const std::string& text : {std::string("[1, 2]"), std::string("{\"rules\": {}}"), std::string("{\"rule\": []}")}) {
     CAPTURE(text);
     const RuleSet set = parse_text(text);
     REQUIRE(set.errors.size() == 1);
