@@ -58,22 +58,24 @@ Fact<evidence::EvidenceDocument> collect_post_mortem(const std::vector<fs::path>
                                      .outcome = Missing{MissingReason::failed, e.what()}});
     }
   };
+  std::optional<Inventory> first;  // kept for the collectors asked for below
   for (const auto& path : paths) {
     if (auto ok = check_path(path); !ok) return ok.missing();
     document.sources.push_back(path.string());
     // One walk of the path; every collector claims its entries from it.
-    const auto inventory = Inventory::of(path);
+    auto inventory = Inventory::of(path);
     for (std::size_t i = 0; i < collectors.size(); ++i) {
       if (!collectors[i]->recognises(inventory)) continue;
       recognised = true;
       run(i, inventory);
     }
+    if (!first) first = std::move(inventory);
   }
   // What the user named directly is read even where no PATH led to it.
-  for (std::size_t i = 0; i < collectors.size() && !paths.empty(); ++i) {
+  for (std::size_t i = 0; i < collectors.size() && first; ++i) {
     if (ran[i] || !collectors[i]->asked_for(context)) continue;
     recognised = true;
-    run(i, Inventory::of(paths.front()));
+    run(i, *first);
   }
   if (!recognised) {
     std::string wanted;
