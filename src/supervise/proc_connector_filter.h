@@ -60,7 +60,7 @@ inline constexpr std::uint32_t exit = 0x80000000;
 inline constexpr std::uint32_t all = fork | exec | uid | gid | sid | ptrace | comm | nonzero_exit | coredump | exit;
 }  // namespace proc_event_type
 
-// What the supervisor uses (supervision_events.cpp, on_netlink): forks
+// What the supervisor uses (sources/process_events.cpp): forks
 // (a new process of the tree), execs (its command line changed) and exits
 // (its wait status). Comm, uid/gid/sid, ptrace and coredump are not used.
 inline constexpr std::uint32_t kWantedProcEvents =

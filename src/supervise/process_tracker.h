@@ -54,6 +54,11 @@ class ProcessTracker {
   void forget_excluded(int pid) { excluded_.erase(pid); }
   bool is_excluded(int pid) const { return excluded_.count(pid) != 0; }
 
+  // Whether a source of process events (the process connector) keeps the
+  // tree current, so that /proc is scanned only to double-check it.
+  void set_kept_current_by_events(bool kept) { kept_current_by_events_ = kept; }
+  bool kept_current_by_events() const { return kept_current_by_events_; }
+
   std::vector<int> live_pids() const;
   bool is_live(int pid) const { return live_.count(pid) != 0; }
   // Whether an event about process `tgid` can matter to the tree: the root,
@@ -96,6 +101,7 @@ class ProcessTracker {
   std::unordered_map<int, std::uint64_t> buried_;
   std::deque<std::pair<int, std::uint64_t>> buried_order_;
   std::unordered_set<int> excluded_;
+  bool kept_current_by_events_ = false;
 };
 
 }  // namespace ftdiag::supervise

@@ -1,15 +1,18 @@
 // Internal to `ftdiag run`: one supervision of one job, from the start of
-// the job to the end record. supervisor.cpp drives it; its setup lives in
-// supervision_start.cpp, its event handlers in supervision_events.cpp.
+// the job to the end record. It owns the journal, the process tracker, the
+// memory sampler and the event loop; every way of watching the job is a live
+// source (live_source.h) opened from live_sources.cpp, which it knows only
+// through that interface. Its setup lives in supervision_start.cpp, the loop
+// and the job's end in supervision_events.cpp, the run in supervisor.cpp.
 #pragma once
 
 #include <signal.h>
-#include <sys/signalfd.h>
 
 #include <memory>
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "evidence/background_sync.h"
 #include "evidence/console_log.h"
@@ -17,29 +20,19 @@
 #include "evidence/job_directory.h"
 #include "evidence/journal_writer.h"
 #include "evidence/run_builder.h"
+#include "supervise/event_loop.h"
 #include "supervise/inherited_signals.h"
-#include "collect/host/kernel_log_reader.h"
-#include "supervise/side_program.h"
-#include "supervise/signal_trace.h"
 #include "supervise/last_gasp.h"
+#include "supervise/live_source.h"
 #include "supervise/memory_sampler.h"
-#include "supervise/output_relay.h"
-#include "supervise/probe_environment.h"
-#include "supervise/probe_socket.h"
-#include "supervise/proc_connector.h"
 #include "supervise/process_tracker.h"
 #include "supervise/supervisor.h"
-#include "supervise/terminal.h"
-#include "supervise/usage_alarm.h"
 
 namespace ftdiag::supervise {
 
-// What woke the event loop (epoll_event.data).
-enum EventSource : std::uint64_t { kSignals = 1, kTimer, kNetlink, kRelayOut, kRelayErr, kStdin, kKernelLog, kSignalTrace, kProbeSocket, kUsageAlarm, kGpuWatch };
-
-// Single-threaded apart from the journal syncer: every handler runs on the
-// epoll loop.
-class Supervision {
+// Single-threaded apart from the journal syncer: every source is called on
+// the epoll loop.
+class Supervision final : public SupervisedRun {
  public:
   Supervision(const SupervisorOptions& options, evidence::RunDirectory dir, evidence::JournalWriter journal,
               evidence::ConsoleLogWriter console)
@@ -55,43 +48,40 @@ class Supervision {
 
   std::variant<SupervisedJob, SupervisorFailure> run();
 
+  // SupervisedRun: what the live sources may use.
+  const SupervisorOptions& options() const override { return options_; }
+  const evidence::RunStarted& started() const override { return started_; }
+  const evidence::RunDirectory& run_directory() const override { return dir_; }
+  EventLoop& loop() override { return *loop_; }
+  ProcessTracker& tracker() override { return tracker_; }
+  MemorySampler& sampler() override { return sampler_; }
+  evidence::ConsoleLogWriter& console() override { return console_; }
+  void record(const evidence::JournalRecord& record) override { journal_.append(record); }
+  void record_durable(const evidence::JournalRecord& record) override { journal_.append_durable(record); }
+  void note(std::string text) override;
+  void request_sync() override;
+  void record_seen(const std::optional<evidence::ProcessSeen>& seen) override;
+  void record_death(const std::optional<evidence::ProcessDied>& died) override;
+  void take_sample() override;
+  double wanted_sample_interval() const override;
+  void scan_tree() override;
+  void reap_children() override;
+  bool forward_to_job(int signal, int si_code) override;
+  void terminal_resized() override;
+  pid_t job_pid() const override { return job_pid_; }
+  bool job_ended() const override { return job_status_.has_value(); }
+
  private:
-  void prepare_mechanisms();
+  std::optional<SupervisorFailure> open_sources();
+  void protect_from_oom_killer();
   std::optional<SupervisorFailure> start_job();
-  std::optional<SupervisorFailure> open_event_sources(const sigset_t& signals);
-  std::optional<SupervisorFailure> start_relay(int source, int destination, evidence::ConsoleStream stream,
-                                               EventSource event, std::optional<OutputRelay>& relay);
-  void stop_relays();
   void start_syncer();
-  void request_sync();
   void event_loop();
-  bool output_settled(double now) const;
+  bool sources_settled(double now) const;
   void wait_for_job_without_loop();
   void report_loss(const std::string& what);
-  bool add_to_epoll(int fd, EventSource source);
-  void on_signals();
-  bool forward(int signal, int si_code);
-  void record_received(const signalfd_siginfo& info, bool forwarded);
-  void on_kernel_log();
-  void on_signal_trace();
-  std::string sender_name(const parse::SignalGenerated& s) const;
-  void on_probe_socket();
-  void on_usage_alarm();
-  void arm_usage_alarm(const evidence::MemorySample& sample);
-  void prepare_probes();
-  void pace_sampling();
-  void on_child_exits();
-  void on_tick();
-  void on_netlink();
-  void on_stdin();
-  void record_seen(const std::optional<evidence::ProcessSeen>& seen);
-  void record_death(const std::optional<evidence::ProcessDied>& died);
-  void apply_scan();
-  void take_sample();
   void finish();
-  void start_gpu_watch();
-  void on_gpu_watch();
-  void finish_gpu_watch();
+  void close_sources();
 
   const SupervisorOptions& options_;
   // The signal state ftdiag started with, for the job (spawn.h) and for the
@@ -110,30 +100,10 @@ class Supervision {
   evidence::RunBuilder live_;
   std::unique_ptr<evidence::BackgroundSync> syncer_;  // started once the job is forked
 
-  std::optional<ProcConnector> netlink_;
-  std::optional<collect::KernelLogReader> kernel_log_;
-  std::optional<SignalTrace> signal_trace_;
-  ProbeFiles probe_files_;
-  std::optional<ProbeSocket> probe_socket_;
-  std::optional<UsageAlarm> usage_alarm_;
-  bool usage_alarm_failed_ = false;  // said once
-  std::uint64_t probe_datagrams_refused_ = 0;
-  double sample_interval_ = 0;  // as the timer is armed now
-  std::uint64_t kernel_records_ = 0;
-  std::uint64_t kernel_records_lost_ = 0;
-  bool netlink_lost_events_ = false;
-  UniqueFd epoll_;
-  UniqueFd signal_fd_;
-  UniqueFd timer_fd_;
+  std::optional<EventLoop> loop_;
+  std::vector<std::unique_ptr<LiveSource>> sources_;  // in the order of live_sources.cpp
+  sigset_t supervised_signals_{};
   sigset_t old_mask_{};
-  std::optional<PseudoTerminal> pty_;
-  std::unique_ptr<RawModeGuard> raw_mode_;
-  std::optional<OutputRelay> out_relay_;
-  std::optional<OutputRelay> err_relay_;
-  std::optional<SideProgram> gpu_watch_;
-  std::string gpu_watch_buffer_;   // a line not yet ended
-  bool gpu_inventory_seen_ = false;
-  bool relay_stdin_ = false;
   std::optional<std::string> original_oom_score_adj_;
 
   pid_t job_pid_ = -1;
@@ -141,7 +111,6 @@ class Supervision {
   std::optional<evidence::ExitStatus> job_status_;
   double job_ended_at_ = 0;
   double last_death_sample_ = 0;
-  std::uint64_t ticks_ = 0;
 };
 
 }  // namespace ftdiag::supervise
