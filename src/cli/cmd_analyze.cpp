@@ -10,6 +10,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.h"
 #include "cli/diagnosis.h"
@@ -126,7 +127,7 @@ int analyze(const AnalyzeArguments& args) {
               << '\n';
     return kExitOk;
   }
-  const auto judgement = judge_document(document.value(), rules.value());
+  const auto judgement = judge_document(document.value(), rules.value(), fmt::format("{}", fmt::join(paths, " ")));
   if (args.format == "json") {
     std::cout << report::report_to_json(document.value(), judgement).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << '\n';

@@ -78,7 +78,7 @@ void print_summary_and_verdict(const RunArguments& args, const supervise::Superv
   if (!redact_for_output(document, args.redaction, "run")) return;
   std::string text = report::render_run_summary(document.hosts.front().runs.front(), job.run_dir.string());
   auto rules = load_rule_set(args.rule_dirs);
-  if (rules) text += report::render_verdict(judge_document(document, rules.value()));
+  if (rules) text += report::render_verdict(judge_document(document, rules.value(), job.run_dir.parent_path().string()));
   std::fputs(printable(text, args.redaction).c_str(), stderr);
 }
 

@@ -1,10 +1,14 @@
 #include "cli/diagnosis.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
 #include "collectors/post_mortem.h"
 #include "facts/extract.h"
+#include "facts/incident.h"
+#include "rules/causes.h"
+#include "rules/evidence_needs.h"
 #include "rules/rule_paths.h"
 
 namespace ftdiag::cli {
@@ -54,8 +58,35 @@ facts::FactSet document_facts(const evidence::EvidenceDocument& document, const 
   return facts;
 }
 
-rules::Judgement judge_document(const evidence::EvidenceDocument& document, const rules::RuleSet& rules) {
-  return rules::judge(rules.rules, document_facts(document, rules));
+namespace {
+
+// The node an `unknown` verdict's evidence is to be got on: the death's, or
+// the only node the evidence names.
+std::string node_of_death(const evidence::EvidenceDocument& document) {
+  const auto incident = facts::find_incident(document);
+  if (incident && incident->run && incident->run->host < document.hosts.size()) {
+    return document.hosts[incident->run->host].name;
+  }
+  std::string only;
+  for (const auto& host : document.hosts) {
+    if (host.name.empty()) continue;
+    if (!only.empty() && only != host.name) return {};
+    only = host.name;
+  }
+  return only;
+}
+
+}  // namespace
+
+rules::Judgement judge_document(const evidence::EvidenceDocument& document, const rules::RuleSet& rules,
+                                const std::string& analyzed) {
+  auto judgement = rules::judge(rules.rules, document_facts(document, rules));
+  auto& verdict = judgement.verdict;
+  if (verdict.cause == rules::kUnknownCause) {
+    const bool recorded = std::any_of(document.hosts.begin(), document.hosts.end(), [](const auto& host) { return !host.runs.empty(); });
+    verdict.needed = rules::needed_evidence(verdict.undecided, rules.evidence, {node_of_death(document), analyzed, recorded});
+  }
+  return judgement;
 }
 
 }  // namespace ftdiag::cli

@@ -41,7 +41,11 @@ struct EvidenceSources {
 Fact<evidence::EvidenceDocument> collect_evidence(const std::vector<std::filesystem::path>& paths,
                                                   const EvidenceSources& sources = {});
 
-rules::Judgement judge_document(const evidence::EvidenceDocument& document, const rules::RuleSet& rules);
+// Judges the document; an `unknown` verdict also says what evidence would
+// decide it (rules/evidence.json), with `analyzed` (the paths given, or the
+// run folder) named in the commands that get it.
+rules::Judgement judge_document(const evidence::EvidenceDocument& document, const rules::RuleSet& rules,
+                                const std::string& analyzed = {});
 
 // The facts the rules judge: extracted from the document, then derived by
 // the rule set's tables.

@@ -54,7 +54,7 @@ std::string render_causes_markdown(const std::vector<rules::Rule>& rule_list) {
       append_rule(out, r, "- ");
       any = true;
     }
-    if (!any) out += cause.id == "unknown" ? "The verdict when no rule fires with enough confidence; it lists the facts that were missing.\n"
+    if (!any) out += cause.id == "unknown" ? "The verdict when no rule fires with enough confidence; it says what evidence would decide it, in words, with the commands that get it (rules/evidence.json).\n"
                                            : "No rule recognises it yet.\n";
   }
   return out;

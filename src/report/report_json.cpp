@@ -31,12 +31,18 @@ json weighed_to_json(const std::vector<rules::WeighedEvidence>& items) {
 }  // namespace
 
 json verdict_to_json(const rules::Verdict& verdict) {
+  json needed = json::array();
+  for (const auto& need : verdict.needed) {
+    needed.push_back({{"id", need.id}, {"what", need.what}, {"how", need.how}, {"causes", need.causes},
+                      {"missing_facts", need.missing_facts}});
+  }
   return {{"cause", verdict.cause},
           {"confidence", verdict.confidence},
           {"scope", optional_string(verdict.scope)},
           {"summary", verdict.summary},
           {"rule", verdict.rule.empty() ? json(nullptr) : json(verdict.rule)},
           {"missing_facts", verdict.missing_facts},
+          {"needed", std::move(needed)},
           {"notes", verdict.notes}};
 }
 

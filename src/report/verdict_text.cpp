@@ -23,6 +23,28 @@ void append_finding_details(std::string& out, const rules::Finding& f) {
   }
 }
 
+// The causes an entry of evidence would decide, named up to a few.
+std::string causes_text(const std::vector<std::string>& causes) {
+  constexpr std::size_t kNamed = 5;
+  std::string text;
+  for (std::size_t i = 0; i < causes.size() && i < kNamed; ++i) text += (i ? ", " : "") + causes[i];
+  if (causes.size() > kNamed) text += fmt::format(" and {} more", causes.size() - kNamed);
+  return text;
+}
+
+// What would decide an unknown verdict, in words, with how to get it.
+void append_needed_evidence(std::string& out, const rules::Verdict& v) {
+  if (v.needed.empty()) return;
+  out += "  what would decide it:\n";
+  for (std::size_t i = 0; i < v.needed.size(); ++i) {
+    const auto& need = v.needed[i];
+    out += fmt::format("    {}. {}\n", i + 1, need.what);
+    out += fmt::format("       it would decide between: {}\n", causes_text(need.causes));
+    for (const auto& step : need.how) out += fmt::format("       - {}\n", step);
+  }
+  out += "  (the facts the rules missed: ftdiag analyze --facts, or verdict.missing_facts in --format json)\n";
+}
+
 }  // namespace
 
 std::string render_verdict(const rules::Judgement& judgement) {
@@ -31,6 +53,7 @@ std::string render_verdict(const rules::Judgement& judgement) {
   if (v.cause == "unknown") {
     out += fmt::format("ftdiag verdict: unknown\n  {}\n", v.summary);
     for (const auto& note : v.notes) out += fmt::format("  note: {}\n", note);
+    append_needed_evidence(out, v);
   } else {
     out += fmt::format("ftdiag verdict: {}{} (confidence {})\n  {}\n", v.cause,
                        v.scope ? fmt::format(", scope {}", *v.scope) : "", confidence_text(v.confidence), v.summary);

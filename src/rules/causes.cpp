@@ -24,7 +24,7 @@ constexpr std::array kCauses = std::to_array<CauseSpec>({
     {"nccl-failure", "a collective failed or timed out (often a consequence of another rank's death)", false},
     {"framework-bug-segfault", "a crash inside framework or extension code with a sound environment", false},
     {"stack-overflow", "the fault address sits in a thread's stack guard", false},
-    {"unknown", "the evidence does not decide; the report says what was missing", false},
+    {"unknown", "the evidence does not decide; the report says what would decide it and how to get it", false},
 });
 
 }  // namespace

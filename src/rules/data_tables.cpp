@@ -49,15 +49,7 @@ class TableParser {
 
  private:
   void error(const std::string& pointer, std::string message) {
-    TextPosition at;
-    for (std::string p = pointer;; p = p.substr(0, p.rfind('/'))) {
-      if (auto it = positions_.find(p); it != positions_.end()) {
-        at = it->second;
-        break;
-      }
-      if (p.empty()) break;
-    }
-    errors_.push_back({file_, at, pointer, std::move(message)});
+    errors_.push_back({file_, nearest_position(positions_, pointer), pointer, std::move(message)});
   }
 
   void lookup(const json& j, const std::string& at, DataTable& table) {

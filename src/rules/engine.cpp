@@ -36,11 +36,15 @@ std::vector<WeighedEvidence> weigh(const std::vector<WeightedCondition>& items, 
   return held;
 }
 
-std::optional<Finding> apply(const Rule& rule, const facts::FactSet& facts, std::set<std::string>& missing) {
+std::optional<Finding> apply(const Rule& rule, const facts::FactSet& facts, std::set<std::string>& missing,
+                             std::vector<UndecidedRule>* undecided) {
   EvaluationTrace trace;
   const Truth fired = evaluate(rule.when, facts, &trace);
   if (fired != Truth::yes) {
-    if (fired == Truth::unknown) missing.insert(trace.missing.begin(), trace.missing.end());
+    if (fired == Truth::unknown) {
+      missing.insert(trace.missing.begin(), trace.missing.end());
+      if (undecided) undecided->push_back({rule.id, rule.cause, {trace.missing.begin(), trace.missing.end()}});
+    }
     return std::nullopt;
   }
   Finding f;
@@ -100,10 +104,11 @@ void promote_refinements(const std::vector<Rule>& rules, std::vector<Finding>& f
 }
 
 Verdict unknown_verdict(const std::vector<Finding>& findings, const std::set<std::string>& missing,
-                        const facts::FactSet& facts) {
+                        std::vector<UndecidedRule> undecided, const facts::FactSet& facts) {
   Verdict v;
   v.cause = std::string(kUnknownCause);
   v.missing_facts.assign(missing.begin(), missing.end());
+  v.undecided = std::move(undecided);
   const Finding* best = nullptr;
   for (const auto& f : findings) {
     if (!f.consequence && (!best || f.confidence > best->confidence)) best = &f;
@@ -113,6 +118,7 @@ Verdict unknown_verdict(const std::vector<Finding>& findings, const std::set<std
     v.summary = fmt::format("The evidence does not decide. The closest candidate, {} ({:.0f}% confidence), is too weak: {}",
                             best->cause, best->confidence * 100, best->summary);
   } else if (job_succeeded(facts)) {
+    v.undecided.clear();  // nothing to decide: no evidence is wanted
     v.summary = fmt::format("The job ended normally ({}): nothing to diagnose.",
                             render_template("exit code {job.exit_code}", facts));
     if (const auto killed = count_fact(facts, "deaths.by_signal"); killed > 0) {
@@ -148,9 +154,11 @@ Verdict unknown_verdict(const std::vector<Finding>& findings, const std::set<std
           "(a rank's peers abort or are torn down when it fails)",
           facts);
     }
-    v.summary += missing.empty() ? "; no rule decides why." : fmt::format("; the evidence does not decide why (missing: {}).", fmt::join(v.missing_facts, ", "));
+    // What is missing is said in words beside the summary (needed_evidence());
+    // the fact names are in --facts and the JSON report.
+    v.summary += missing.empty() ? "; no rule decides why." : "; the evidence does not decide why.";
   } else if (!missing.empty()) {
-    v.summary = fmt::format("The evidence does not decide; missing: {}.", fmt::join(v.missing_facts, ", "));
+    v.summary = "Nothing found says how the job ended: no death by a signal, exit status or kernel record of one.";
   } else {
     v.summary = "No rule matched: nothing in the record points to a known cause.";
   }
@@ -162,10 +170,12 @@ Verdict unknown_verdict(const std::vector<Finding>& findings, const std::set<std
 Judgement judge(const std::vector<Rule>& rules, const facts::FactSet& facts) {
   Judgement j;
   std::set<std::string> missing;
+  std::vector<UndecidedRule> undecided;
   for (const auto& rule : rules) {
     // A check's missing facts say nothing about the death: kept out of the verdict's.
     std::set<std::string> check_missing;
-    auto finding = apply(rule, facts, rule.role == RuleRole::check ? check_missing : missing);
+    auto finding = apply(rule, facts, rule.role == RuleRole::check ? check_missing : missing,
+                         rule.role == RuleRole::primary ? &undecided : nullptr);
     if (!finding) continue;
     (rule.role == RuleRole::check ? j.checks : j.findings).push_back(std::move(*finding));
   }
@@ -188,7 +198,7 @@ Judgement judge(const std::vector<Rule>& rules, const facts::FactSet& facts) {
       if (f.consequence) f.consequence_of = top->rule;
     }
   } else {
-    j.verdict = unknown_verdict(j.findings, missing, facts);
+    j.verdict = unknown_verdict(j.findings, missing, std::move(undecided), facts);
   }
   return j;
 }

@@ -46,6 +46,24 @@ struct Finding {
   std::optional<std::string> refined_by;      // the rule id of the more specific finding that won over it
 };
 
+// A rule that could not be evaluated for want of facts: what it would
+// have said, and what it missed.
+struct UndecidedRule {
+  std::string rule;
+  std::string cause;
+  std::vector<std::string> missing_facts;
+};
+
+// Evidence that would decide an `unknown` verdict, in words
+// (evidence_needs.h): what it is, how to get it, the causes it would decide.
+struct NeededEvidence {
+  std::string id;
+  std::string what;
+  std::vector<std::string> how;
+  std::vector<std::string> causes;         // cause ids, most rules first
+  std::vector<std::string> missing_facts;  // the missing facts it provides
+};
+
 struct Verdict {
   std::string cause;
   double confidence = 0;
@@ -54,6 +72,8 @@ struct Verdict {
   std::string rule;                        // empty for unknown
   std::vector<std::string> missing_facts;  // what kept rules from deciding
   std::vector<std::string> notes;          // what is worth knowing beside it (signal deaths a successful job survived)
+  std::vector<UndecidedRule> undecided;    // for unknown: the primary rules that missed facts
+  std::vector<NeededEvidence> needed;      // for unknown: what would decide it (filled by needed_evidence())
 };
 
 struct Judgement {

@@ -19,6 +19,15 @@ inline std::map<std::string, TextPosition> index_json_positions(std::string_view
   return parse::index_json_text_positions(text);
 }
 
+// The position of the value at `pointer`, or of the nearest enclosing value
+// indexed (the root's when none is).
+inline TextPosition nearest_position(const std::map<std::string, TextPosition>& positions, std::string pointer) {
+  for (;; pointer = pointer.substr(0, pointer.rfind('/'))) {
+    if (auto it = positions.find(pointer); it != positions.end()) return it->second;
+    if (pointer.empty()) return {};
+  }
+}
+
 // RFC 6901 escaping of one reference token ("a/b" -> "a~1b").
 inline std::string escape_pointer_token(std::string_view token) { return parse::json_pointer_token(token); }
 

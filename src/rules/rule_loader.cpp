@@ -25,6 +25,7 @@ void parse_rule_file(std::string_view text, const std::string& file_name, RuleSe
 std::optional<DataFileKind> data_file_kind(std::string_view kind) {
   if (kind == "rules") return DataFileKind::rules;
   if (kind == "table") return DataFileKind::table;
+  if (kind == "evidence") return DataFileKind::evidence;
   if (kind == "phases" || kind == "log-events") return DataFileKind::collector_patterns;
   return std::nullopt;
 }
@@ -41,7 +42,7 @@ Fact<DataFileKind> kind_of(std::string_view text) {
   if (!kind.is_string()) return Missing{MissingReason::unparseable, "\"kind\" must be a string"};
   if (auto known = data_file_kind(kind.get<std::string>())) return *known;
   return Missing{MissingReason::unparseable,
-                 fmt::format("unknown kind \"{}\" (rules, table, phases, log-events)", kind.get<std::string>())};
+                 fmt::format("unknown kind \"{}\" (rules, table, evidence, phases, log-events)", kind.get<std::string>())};
 }
 
 }  // namespace
@@ -80,6 +81,10 @@ RuleSet load_rules(const std::filesystem::path& file_or_directory) {
       parse_table_file(text.value(), shown, set.tables, set.errors);
       continue;
     }
+    if (kind.value() == DataFileKind::evidence) {
+      parse_evidence_file(text.value(), shown, set.evidence, set.errors);
+      continue;
+    }
     parse_rule_file(text.value(), shown, one);
     merge_rules(set, std::move(one));
   }
@@ -89,6 +94,7 @@ RuleSet load_rules(const std::filesystem::path& file_or_directory) {
 void merge_rules(RuleSet& base, RuleSet more) {
   for (auto& error : more.errors) base.errors.push_back(std::move(error));
   for (auto& table : more.tables) base.tables.push_back(std::move(table));
+  for (auto& need : more.evidence) base.evidence.push_back(std::move(need));
   for (auto& rule : more.rules) {
     auto same = std::find_if(base.rules.begin(), base.rules.end(), [&](const Rule& r) { return r.id == rule.id; });
     if (same != base.rules.end()) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rules/data_tables.h"
+#include "rules/evidence_needs.h"
 #include "rules/json_positions.h"
 #include "rules/rule.h"
 
@@ -28,6 +29,7 @@ struct LoadError {
 struct RuleSet {
   std::vector<Rule> rules;
   std::vector<DataTable> tables;  // files of kind "table": facts derived by lookup
+  std::vector<EvidenceNeed> evidence;  // files of kind "evidence": what would decide an unknown verdict
   std::vector<LoadError> errors;
 
   bool ok() const { return errors.empty(); }
@@ -43,10 +45,11 @@ inline constexpr std::int64_t kMaxPatternMemory = 1 << 20;
 void parse_rule_file(std::string_view text, const std::string& file_name, RuleSet& into);
 
 // Every data file says what it is with a top-level "kind": "rules" (the
-// default: a user's file may leave it out), "table" (data_tables.h), or a
+// default: a user's file may leave it out), "table" (data_tables.h),
+// "evidence" (evidence_needs.h), or a
 // collector's pattern table ("phases", "log-events"), which the rule loader
 // leaves to its own reader. Unknown kinds are errors.
-enum class DataFileKind { rules, table, collector_patterns };
+enum class DataFileKind { rules, table, evidence, collector_patterns };
 std::optional<DataFileKind> data_file_kind(std::string_view kind);
 
 // One file, or every *.json directly in a directory: its rules and tables.

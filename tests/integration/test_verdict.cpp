@@ -3,6 +3,8 @@
 // steadily; a job SIGKILLed from outside; a clean exit. The rules are the
 // built-in ones (rules/), the evidence what `ftdiag run` recorded.
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <signal.h>
 
 #include <string>
@@ -153,7 +155,35 @@ TEST_CASE("verdict: a clean exit has no finding") {
   CHECK(report["findings"].empty());
   CHECK(report["verdict"]["cause"] == "unknown");
   CHECK(report["verdict"]["confidence"] == 0);
-  CHECK(report["schema_version"] == 3);
+  CHECK(report["verdict"]["needed"].empty());  // nothing to decide
+  CHECK(report["schema_version"] == 4);
+}
+
+TEST_CASE("verdict: an undecided death says in words what would decide it and how to get it, the fact names only in JSON") {
+  TempDir tmp;
+  const auto folder = tmp / "job";
+  std::filesystem::create_directories(folder);
+  {
+    std::ofstream log(folder / "train.log");
+    log << "Epoch 1: 100%|####| 50/50\nrun.sh: line 3: 12345 Killed                  python train.py\n";
+  }
+  auto text = run(Launch{{ftdiag_binary().string(), "analyze", folder.string()}});
+  REQUIRE_MESSAGE(text.exited_with(0), text.describe());
+  INFO(text.out);
+  CHECK(text.out.find("ftdiag verdict: unknown\n  python train.py was killed by SIGKILL (9); the evidence does not decide why.\n") !=
+        std::string::npos);
+  CHECK(text.out.find("what would decide it:\n    1. the kernel's log of the node the job ran on") != std::string::npos);
+  CHECK(text.out.find("then `ftdiag analyze " + folder.string() + " --kernel-log kernel.log`") != std::string::npos);
+  CHECK(text.out.find("cgroup.oom_kill") == std::string::npos);
+
+  auto report = judged(folder);
+  auto& verdict = report["verdict"];
+  CHECK(verdict["cause"] == "unknown");
+  REQUIRE(verdict["needed"].size() == 3);
+  CHECK(verdict["needed"][0]["id"] == "kernel-log");
+  CHECK(std::find(verdict["needed"][0]["causes"].begin(), verdict["needed"][0]["causes"].end(), "host-oom") !=
+        verdict["needed"][0]["causes"].end());
+  CHECK_FALSE(verdict["missing_facts"].empty());
 }
 
 TEST_CASE("verdict: a job that succeeds after SIGKILLing its own helper ended normally, the kill a note") {

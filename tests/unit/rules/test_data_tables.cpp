@@ -409,6 +409,7 @@ TEST_CASE("data tables: the project's tables load and derive the CUDA facts") {
 TEST_CASE("data tables: files declare their kind, the rule loader reads rules and tables, skips pattern tables") {
   CHECK(data_file_kind("rules") == DataFileKind::rules);
   CHECK(data_file_kind("table") == DataFileKind::table);
+  CHECK(data_file_kind("evidence") == DataFileKind::evidence);
   CHECK(data_file_kind("phases") == DataFileKind::collector_patterns);
   CHECK(data_file_kind("log-events") == DataFileKind::collector_patterns);
   CHECK_FALSE(data_file_kind("tables").has_value());

@@ -90,14 +90,19 @@ TEST_CASE("engine: evidence against lowers a finding below the threshold: verdic
   CHECK(j.verdict.summary.find("25%") != std::string::npos);
 }
 
-TEST_CASE("engine: an unknown verdict lists the facts that were missing") {
+TEST_CASE("engine: an unknown verdict lists the facts that were missing, and the rules that missed them, not in its summary") {
   const Rule r = rule("needs-limit", "container-oom", 0.9,
                       all({kSigkill, cmp("cgroup.limit_bytes", Condition::Op::gt, std::int64_t{0})}));
   const Judgement j = judge({r}, kFacts);
   CHECK(j.findings.empty());
   CHECK(j.verdict.cause == "unknown");
   CHECK(j.verdict.missing_facts == std::vector<std::string>{"cgroup.limit_bytes"});
-  CHECK(j.verdict.summary.find("cgroup.limit_bytes") != std::string::npos);
+  REQUIRE(j.verdict.undecided.size() == 1);
+  CHECK(j.verdict.undecided[0].rule == "needs-limit");
+  CHECK(j.verdict.undecided[0].cause == "container-oom");
+  CHECK(j.verdict.undecided[0].missing_facts == std::vector<std::string>{"cgroup.limit_bytes"});
+  // Fact names are for --facts and the JSON; the summary is in words.
+  CHECK(j.verdict.summary.find("cgroup.limit_bytes") == std::string::npos);
 }
 
 TEST_CASE("engine: no rule matching and nothing missing says so") {
