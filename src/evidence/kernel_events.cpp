@@ -85,6 +85,7 @@ LogEvent from_oom(const parse::OomKill& kill) {
   if (!kill.tasks.empty()) d["tasks"] = std::to_string(kill.tasks.size());
   if (kill.oom_group) d["oom_group"] = "true";
   if (kill.reaped) d["reaped"] = "true";
+  if (kill.kill_line_missing) d["kill_line"] = "missing: the report ends at its oom-kill summary";
   // Whether the report came whole: the rate limiter drops all but the
   // "Killed process" line in an OOM storm.
   d["report"] = (kill.trigger_comm.empty() && kill.constraint.empty() && kill.tasks.empty()) ? "kill line only" : "full";
@@ -185,6 +186,7 @@ void KernelLogEvents::add_text_line(std::string_view line) {
 void KernelLogEvents::add_line(const parse::KernelLine& line) { scanner_->feed(line); }
 
 std::vector<LogEvent> KernelLogEvents::finish() && {
+  scanner_->finish();
   std::vector<LogEvent> events;
   std::optional<double> last_time;
   for (auto& kept : store_->take()) {

@@ -21,6 +21,9 @@ namespace {
 // ftdiag's clock readings and the kernel's stamps converted with the boot
 // time differ by the polling delay; a kill is logged around its death.
 constexpr double kTimeTolerance = 10;
+// A kill read from a report cut short and from the whole report: the summary
+// and the kill line are printed in the same moment.
+constexpr double kSameKillSeconds = 2;
 
 bool alive_at(const ProcessEvidence& p, std::optional<double> time) {
   if (!time) return true;
@@ -123,6 +126,15 @@ void attribute(const EvidenceDocument& document, std::size_t host, KernelMatch& 
 std::vector<KernelMatch> match_kernel_events(const EvidenceDocument& document) {
   std::vector<KernelMatch> matches;
   std::set<std::tuple<std::size_t, std::string, std::optional<int>, std::string>> seen;
+  // The same record read twice has the same text. An OOM kill is also known
+  // by its victim and its time: a report cut short before its kill line
+  // (read live as the kernel wrote it, or pasted) and the whole report are the
+  // same kill, and the whole one, with the kill line's numbers, is kept.
+  auto cut_short = [](const evidence::LogEvent& event) { return event.details.count("kill_line") != 0; };
+  auto same_kill = [](const evidence::LogEvent& a, const evidence::LogEvent& b) {
+    return a.kind == "oom-kill" && b.kind == "oom-kill" && a.pid && a.pid == b.pid &&
+           (!a.time || !b.time || std::fabs(*a.time - *b.time) <= kSameKillSeconds);
+  };
   for (std::size_t h = 0; h < document.hosts.size(); ++h) {
     const auto& host = document.hosts[h];
     auto consider = [&](const evidence::KernelLogEvidence& kernel, const std::string& base) {
@@ -131,7 +143,14 @@ std::vector<KernelMatch> match_kernel_events(const EvidenceDocument& document) {
         if (!seen.emplace(h, event.kind, event.pid, event.text).second) continue;
         KernelMatch match{&event, fmt::format("{}/records/{}", base, i), h};
         if (!host.runs.empty()) attribute(document, h, match);
-        matches.push_back(std::move(match));
+        auto earlier = std::find_if(matches.begin(), matches.end(), [&](const KernelMatch& m) {
+          return m.host == h && (cut_short(*m.event) || cut_short(event)) && same_kill(*m.event, event);
+        });
+        if (earlier == matches.end()) {
+          matches.push_back(std::move(match));
+        } else if (cut_short(*earlier->event) && !cut_short(event)) {
+          *earlier = std::move(match);
+        }
       }
     };
     for (std::size_t r = 0; r < host.runs.size(); ++r) {

@@ -123,6 +123,10 @@ struct OomKill {
   bool oom_group = false;        // "Tasks in X are going to be killed due to memory.oom.group set"
   // "oom_reaper: reaped process N (c), now anon-rss:..." for this victim.
   bool reaped = false;
+  // The report was cut short before its "Killed process" line (a paste, a
+  // log rotated mid-report): the victim is the one its "oom-kill:" summary
+  // names, the kernel's choice, and the fields of the kill line are unknown.
+  bool kill_line_missing = false;
 
   bool operator==(const OomKill&) const = default;
 };

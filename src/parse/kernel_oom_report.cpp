@@ -45,15 +45,40 @@ OomReportAssembler::Report& OomReportAssembler::open_report(const KernelLine& li
   return report;
 }
 
-void OomReportAssembler::forget_stale(std::size_t index) {
-  std::erase_if(open_, [index](const Report& report) {
+void OomReportAssembler::forget_stale(std::size_t index, KernelEventStore& events) {
+  std::erase_if(open_, [&](Report& report) {
     const std::size_t quiet = index - std::min(index, report.last_index);
-    return quiet > (report.kills > 0 ? closed_kept_lines : stale_after_lines);
+    const bool stale = quiet > (report.kills > 0 ? closed_kept_lines : stale_after_lines);
+    if (stale) add_kill_of_summary(report, events);
+    return stale;
   });
 }
 
+void OomReportAssembler::finish(KernelEventStore& events) {
+  for (Report& report : open_) add_kill_of_summary(report, events);
+  open_.clear();
+}
+
+// The summary line names the victim the kernel chose; its kill line follows
+// at once in a whole report. When none came, the kill is recorded from the
+// summary, with what the report printed before it.
+void OomReportAssembler::add_kill_of_summary(Report& report, KernelEventStore& events) {
+  if (report.kills != 0 || !report.summary_pid) return;
+  OomKill kill = std::move(report.context);
+  kill.stamp = report.summary_stamp;
+  kill.line_number = report.summary_line_number;
+  kill.pid = *report.summary_pid;
+  kill.comm = report.summary_task;
+  kill.kill_line_missing = true;
+  if (kill.origin.empty() && !kill.constraint.empty()) {
+    kill.origin = kill.constraint == "CONSTRAINT_MEMCG" ? "Memory cgroup out of memory" : "Out of memory";
+  }
+  ++report.kills;
+  events.add(std::move(kill), report.summary_text);
+}
+
 bool OomReportAssembler::offer(const KernelLine& line, std::size_t index, KernelEventStore& events) {
-  forget_stale(index);
+  forget_stale(index, events);
   return read_kill(line, index, events) || read_report_line(line, index) || read_oom_group(line, events) ||
          read_reaped(line, events);
 }
@@ -116,6 +141,10 @@ bool OomReportAssembler::read_report_line(const KernelLine& line, std::size_t in
     if (!report) report = &open_report(line, index);
     OomKill& context = report->context;
     report->summary_pid = summary->pid;
+    report->summary_task = std::move(summary->task);
+    report->summary_stamp = line.stamp;
+    report->summary_line_number = line.line_number;
+    report->summary_text = std::string(message);
     report->table_done = true;
     context.constraint = std::move(summary->constraint);
     context.global_oom = summary->global_oom;

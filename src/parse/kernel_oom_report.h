@@ -24,6 +24,10 @@ class OomReportAssembler {
   // oom_reaper or memory.oom.group line may update one there while it is kept.
   bool offer(const KernelLine& line, std::size_t index, KernelEventStore& events);
 
+  // The end of the log: a report cut short after its "oom-kill:" summary,
+  // before its kill line, still records the kill the summary names.
+  void finish(KernelEventStore& events);
+
   // Whether a line that only matters inside a report (a task-table row, a
   // "CPU: .. PID:" banner) could be one now.
   bool any_open() const { return !open_.empty(); }
@@ -37,6 +41,10 @@ class OomReportAssembler {
     std::optional<TaskTableLayout> layout;
     std::optional<SacrificeLine> sacrifice;
     std::optional<int> summary_pid;
+    std::string summary_task;       // the victim's comm, as the summary names it
+    KernelStamp summary_stamp;      // of the summary line
+    std::uint64_t summary_line_number = 0;
+    std::string summary_text;
     bool has_header = false, has_banner = false, has_usage = false, has_task_in = false, has_cpuset = false;
     bool table_done = false;
     std::size_t kills = 0;
@@ -47,7 +55,8 @@ class OomReportAssembler {
   template <typename Fits>
   Report* route(const KernelLine& line, Fits fits);
   Report& open_report(const KernelLine& line, std::size_t index);
-  void forget_stale(std::size_t index);
+  void forget_stale(std::size_t index, KernelEventStore& events);
+  void add_kill_of_summary(Report& report, KernelEventStore& events);
 
   bool read_report_line(const KernelLine& line, std::size_t index);
   bool read_kill(const KernelLine& line, std::size_t index, KernelEventStore& events);

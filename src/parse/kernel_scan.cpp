@@ -146,10 +146,13 @@ void KernelLineScanner::feed(const KernelLine& line) {
   }
 }
 
+void KernelLineScanner::finish() { state_->oom.finish(state_->events); }
+
 std::vector<KernelEvent> scan_kernel_lines(const std::vector<KernelLine>& lines) {
   KernelEventStore store(KernelEventStore::kKeepAll, 0);
   KernelLineScanner scanner(store);
   for (const auto& line : lines) scanner.feed(line);
+  scanner.finish();
   std::vector<KernelEvent> events;
   for (auto& kept : store.take()) events.push_back(std::move(kept.event));
   return events;

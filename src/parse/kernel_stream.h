@@ -78,6 +78,8 @@ class KernelLineScanner {
   KernelLineScanner& operator=(const KernelLineScanner&) = delete;
 
   void feed(const KernelLine& line);
+  // The end of the log: what a report cut short still says is added.
+  void finish();
 
  private:
   struct State;

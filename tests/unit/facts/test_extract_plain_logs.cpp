@@ -161,3 +161,24 @@ TEST_CASE("plain logs: a log with nothing recognised says nothing failed") {
   CHECK_FALSE(facts.get("job.failed").value);
   CHECK_FALSE(facts.get("phase.at_death").value);
 }
+
+TEST_CASE("plain logs: a kill read from a report cut short and from the whole report is one kill, with the whole one's numbers") {
+  LogEvent cut = kernel_oom_kill(629, 100.0, "/job");
+  cut.text = "oom-kill:constraint=CONSTRAINT_MEMCG,oom_memcg=/job,task=python3,pid=629,uid=0";
+  cut.details["kill_line"] = "missing: the report ends at its oom-kill summary";
+  LogEvent whole = kernel_oom_kill(629, 100.0, "/job");
+  whole.details["anon_rss_bytes"] = "1048576";
+  LogEvent later_reuse = kernel_oom_kill(629, 900.0, "/job");  // the pid again, much later: another kill
+  later_reuse.text += " (later)";
+  for (const bool cut_first : {true, false}) {
+    auto document = document_with({console({event_at("rank-failed", 1, "exits with return code = -9", SIGKILL)}, {}, 1)});
+    KernelLogEvidence kernel;
+    kernel.records = cut_first ? std::vector{cut, whole, later_reuse} : std::vector{whole, cut, later_reuse};
+    document.hosts[0].kernel = kernel;
+    const auto facts = facts::extract_facts(document);
+    CAPTURE(cut_first);
+    CHECK(value_of<std::int64_t>(facts, "kernel.oom_kills") == 2);
+    CHECK(value_of<std::int64_t>(facts, "death.pid") == 629);
+    CHECK(facts.get("death.pid").pointer == (cut_first ? "/hosts/0/kernel/records/1/pid" : "/hosts/0/kernel/records/0/pid"));
+  }
+}

@@ -2,6 +2,9 @@
 // fixtures in the formats of log-formats.md §1.2 (tests/fixtures/kernel-log).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <string>
+
 #include "kernel_fixtures.h"
 
 using namespace ftdiag::parse;
@@ -235,4 +238,61 @@ TEST_CASE("oom: hostile names in the summary and the kill line") {
   CHECK(kills[0].task_memcg == "/a/b");
   CHECK(kills[0].shmem_rss_kb == 4u);
   CHECK(kills[0].oom_score_adj == -17);
+}
+
+namespace {
+
+// A memcg report of 5.15 as a user pastes it: the task table and the
+// oom-kill summary, cut before the "Killed process" line.
+constexpr std::string_view kReportCutBeforeItsKill =
+    "[Wed May  8 08:47:30 2024] python invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0\n"
+    "[Wed May  8 08:47:30 2024] CPU: 12 PID: 4012 Comm: python Not tainted 5.15.0-105-generic #115-Ubuntu\n"
+    "[Wed May  8 08:47:30 2024] memory: usage 67108864kB, limit 67108864kB, failcnt 1234\n"
+    "[Wed May  8 08:47:30 2024] Tasks state (memory values in pages):\n"
+    "[Wed May  8 08:47:30 2024] [  pid  ]   uid  tgid total_vm      rss pgtables_bytes swapents oom_score_adj name\n"
+    "[Wed May  8 08:47:30 2024] [   4011]  1000  4011 20132312  8012345  70000000        0             0 python\n"
+    "[Wed May  8 08:47:30 2024] [   4012]  1000  4012 20132312  8512345  72000000        0             0 python\n"
+    "[Wed May  8 08:47:30 2024] oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0-1,"
+    "oom_memcg=/slurm/uid_1000/job_123,task_memcg=/slurm/uid_1000/job_123/step_0,task=python,pid=4012,uid=1000\n";
+
+}  // namespace
+
+TEST_CASE("oom: a report cut short after its oom-kill summary still records the kill the summary names") {
+  auto kills = scan_for<OomKill>(kReportCutBeforeItsKill);
+  REQUIRE(kills.size() == 1);
+  const OomKill& kill = kills.front();
+  CHECK(kill.kill_line_missing);
+  CHECK(kill.pid == 4012);
+  CHECK(kill.comm == "python");
+  CHECK(kill.constraint == "CONSTRAINT_MEMCG");
+  CHECK(kill.origin == "Memory cgroup out of memory");
+  CHECK(kill.oom_memcg == "/slurm/uid_1000/job_123");
+  CHECK(kill.limit_kb == 67108864u);
+  CHECK(kill.tasks.size() == 2);
+  CHECK(kill.line_number == 8);
+  CHECK_FALSE(kill.anon_rss_kb);  // printed only on the kill line
+}
+
+TEST_CASE("oom: a whole report is not marked cut short, and a cut one before a whole one gives both kills") {
+  std::string text(kReportCutBeforeItsKill);
+  auto whole = scan_for<OomKill>(text + "[Wed May  8 08:47:30 2024] Memory cgroup out of memory: Killed process 4012 (python) "
+                                        "total-vm:80529248kB, anon-rss:34049380kB, file-rss:0kB, shmem-rss:0kB, UID:1000 "
+                                        "pgtables:70312kB oom_score_adj:0\n");
+  REQUIRE(whole.size() == 1);
+  CHECK_FALSE(whole.front().kill_line_missing);
+  CHECK(whole.front().anon_rss_kb == 34049380u);
+
+  std::string second(kReportCutBeforeItsKill);
+  for (std::string_view from : {"4012", "08:47:30"}) {
+    for (std::size_t at; (at = second.find(from)) != std::string::npos;) second.replace(at, from.size(), from == "4012" ? "4011" : "08:52:10");
+  }
+  second += "[Wed May  8 08:52:10 2024] Memory cgroup out of memory: Killed process 4011 (python) total-vm:80529248kB, "
+            "anon-rss:32049380kB, file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:70312kB oom_score_adj:0\n";
+  auto both = scan_for<OomKill>(text + second);
+  REQUIRE(both.size() == 2);
+  std::sort(both.begin(), both.end(), [](const OomKill& a, const OomKill& b) { return a.line_number < b.line_number; });
+  CHECK(both[0].pid == 4012);
+  CHECK(both[0].kill_line_missing);
+  CHECK(both[1].pid == 4011);
+  CHECK_FALSE(both[1].kill_line_missing);
 }
