@@ -54,13 +54,50 @@ const char* kOomFacts[] = {"oom.scope", "oom.constraint", "oom.victim", "oom.vic
                            "oom.victim_file_rss_bytes", "oom.victim_shmem_rss_bytes", "oom.cgroup", "oom.limit_bytes",
                            "oom.top_consumers", "oom.matched_by", "oom.report", "oom.group_kill"};
 
+// OOM kills that cannot be told to be or not to be the incident's: no process
+// of a run is theirs, and their time or the incident's is unknown (a kernel
+// log with only boot-relative stamps and no boot time, a log line without a
+// time), while the victim's pid means nothing in the job's pid namespace.
+std::vector<const KernelMatch*> unplaced_oom_kills(const std::vector<KernelMatch>& matches, const std::optional<Incident>& incident) {
+  std::vector<const KernelMatch*> unplaced;
+  if (!incident || incident->status.signal != SIGKILL) return unplaced;
+  for (const auto& m : matches) {
+    if (m.event->kind != "oom-kill" || m.process || m.event == incident->event) continue;
+    if (!m.event->time || !incident->time) unplaced.push_back(&m);
+  }
+  return unplaced;
+}
+
 void extract_oom(const std::vector<KernelMatch>& matches, const std::optional<Incident>& incident, const Fact<bool>& read,
                  FactSet& facts) {
   const auto* oom = incident_record(matches, incident, "oom-kill");
+  const auto unplaced = oom ? std::vector<const KernelMatch*>{} : unplaced_oom_kills(matches, incident);
+  if (read) {
+    facts.set("kernel.unplaced_oom_kills", static_cast<std::int64_t>(unplaced.size()), "/hosts");
+  } else {
+    facts.set_missing("kernel.unplaced_oom_kills", read.missing());
+  }
+  if (unplaced.empty()) {
+    const Missing none{MissingReason::not_present, "no OOM kill whose time cannot be compared"};
+    facts.set_missing("kernel.unplaced_oom_victim", none);
+    facts.set_missing("kernel.unplaced_oom_scope", none);
+  } else {
+    // The last one in the log: the nearest to the log's end, where a death that ended the job is.
+    const auto* last = unplaced.back();
+    facts.set("kernel.unplaced_oom_victim", fmt::format("pid {} ({})", last->event->pid.value_or(0), last->event->detail("comm")),
+              last->pointer + "/pid");
+    set_detail(facts, "kernel.unplaced_oom_scope", *last, "scope");
+  }
   if (!oom) {
     const Missing why = !read ? read.missing()
                               : Missing{MissingReason::not_present, "no OOM kill of the incident's process in the kernel's log"};
-    if (read && incident && incident->status.signal == SIGKILL) {
+    if (!unplaced.empty()) {
+      // Neither yes nor no: rules that need the kernel's word stay undecided.
+      facts.set_missing("oom.killed_by_kernel",
+                        Missing{MissingReason::not_present,
+                                fmt::format("the kernel's log has {} OOM kill(s) whose time cannot be compared with the death's",
+                                            unplaced.size())});
+    } else if (read && incident && incident->status.signal == SIGKILL) {
       facts.set("oom.killed_by_kernel", false, "/hosts");
     } else {
       facts.set_missing("oom.killed_by_kernel", why);

@@ -109,6 +109,9 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     // The kernel's log over the job's time.
     {"kernel_log.read", boolean, none, "the kernel's log over the job's time was read (live, or post-mortem); missing with why not"},
     {"kernel.oom_kills", integer, count, "OOM kills the kernel logged for the job's processes"},
+    {"kernel.unplaced_oom_kills", integer, count, "OOM kills in the kernel's log that cannot be told to be the incident's or not: no run's process is theirs, and their time or the death's is unknown (boot-relative stamps without a boot time)"},
+    {"kernel.unplaced_oom_victim", string, none, "the victim of the last of those kills: pid and name, as the kernel printed them"},
+    {"kernel.unplaced_oom_scope", string, none, "that kill's scope: node (the node's RAM) or cgroup (a memory cgroup's limit)"},
     {"oom.killed_by_kernel", boolean, none, "the kernel's OOM killer logged killing the incident's process"},
     {"oom.scope", string, none, "which limit the kernel's OOM kill was for: node (the node's RAM), cgroup (a container's or job's limit) or numa"},
     {"oom.constraint", string, none, "the kernel's OOM constraint: CONSTRAINT_NONE, CONSTRAINT_MEMCG, CONSTRAINT_CPUSET, ..."},

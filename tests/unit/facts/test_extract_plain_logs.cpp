@@ -182,3 +182,26 @@ TEST_CASE("plain logs: a kill read from a report cut short and from the whole re
     CHECK(facts.get("death.pid").pointer == (cut_first ? "/hosts/0/kernel/records/1/pid" : "/hosts/0/kernel/records/0/pid"));
   }
 }
+
+TEST_CASE("plain logs: an OOM kill whose time cannot be compared with a logged death is unplaced, neither the job's nor not") {
+  auto document = document_with({console({event_at("rank-failed", 1, "exits with return code = -9", SIGKILL, 500.0)}, {}, 1)});
+  LogEvent kill = kernel_oom_kill(98765, 0, "", "python3");
+  kill.time.reset();  // boot-relative stamps, no boot time
+  kill.details.erase("oom_memcg");
+  kill.details["scope"] = "node";
+  KernelLogEvidence kernel;
+  kernel.records = {kill};
+  document.hosts[0].kernel = kernel;
+  const auto facts = facts::extract_facts(document);
+  CHECK(value_of<std::int64_t>(facts, "kernel.unplaced_oom_kills") == 1);
+  CHECK(value_of<std::string>(facts, "kernel.unplaced_oom_victim") == "pid 98765 (python3)");
+  CHECK(value_of<std::string>(facts, "kernel.unplaced_oom_scope") == "node");
+  // Not "false": rules that need the kernel's word stay undecided.
+  CHECK_FALSE(facts.get("oom.killed_by_kernel").value.has_value());
+
+  // With a time on both, the kill is placed (or not) by the time: nothing is unplaced.
+  kernel.records[0].time = 400.0;
+  document.hosts[0].kernel = kernel;
+  const auto placed = facts::extract_facts(document);
+  CHECK(value_of<std::int64_t>(placed, "kernel.unplaced_oom_kills") == 0);
+}

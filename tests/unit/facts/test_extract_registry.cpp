@@ -228,6 +228,8 @@ TEST_CASE("registry: a rich document gives every fact a value of its registered 
                                           "death.sender_pid", "death.sender_comm", "death.sender_in_job",
                                           "fault.kernel_line", "fault.kind", "fault.object", "fault.address",
                                           "fault.error_meaning", "fault.null_pointer", "fault.near_stack_pointer", "fault.function", "fault.source",
+                                          // The kernel's OOM kill is the incident's: no other kill is left unplaced.
+                                          "kernel.unplaced_oom_victim", "kernel.unplaced_oom_scope",
                                           // Lines this console does not have.
                                           "log.scheduler_memory_kill", "log.oom_daemon_kill", "log.eviction",
                                           "log.cuda_oom", "log.nccl_error", "log.shm_error", "log.worker_died",
