@@ -14,7 +14,7 @@
 
 #include "evidence/log_file_scan.h"
 #include "evidence/phase_table.h"
-#include "parse/line_events.h"
+#include "parse/logs/line_events.h"
 
 namespace {
 

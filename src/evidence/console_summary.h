@@ -10,7 +10,7 @@
 
 #include "evidence/console_log.h"
 #include "evidence/document.h"
-#include "parse/line_events.h"
+#include "parse/logs/line_events.h"
 
 namespace ftdiag::evidence {
 

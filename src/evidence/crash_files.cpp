@@ -5,8 +5,8 @@
 #include <map>
 
 #include "base/read_file.h"
-#include "parse/crash_record.h"
-#include "parse/faulthandler.h"
+#include "parse/probes/crash_record.h"
+#include "parse/logs/faulthandler.h"
 
 namespace ftdiag::evidence {
 

@@ -29,10 +29,10 @@
 #include "evidence/log_scan_patterns.h"
 #include "evidence/phase_table.h"
 #include "evidence/quoted_line.h"
-#include "parse/kernel_log.h"
-#include "parse/line_events.h"
-#include "parse/log_timestamp.h"
-#include "parse/multi_pattern.h"
+#include "parse/kernel/kernel_log.h"
+#include "parse/logs/line_events.h"
+#include "parse/logs/log_timestamp.h"
+#include "parse/text/multi_pattern.h"
 
 namespace ftdiag::evidence {
 

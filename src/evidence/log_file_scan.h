@@ -8,7 +8,7 @@
 // progress bar is part of its line).
 //
 // How it stays fast: blocks of the file are searched for every pattern at
-// once (parse/multi_pattern.h); only the few lines that matched are read
+// once (parse/text/multi_pattern.h); only the few lines that matched are read
 // again by the exact readers. A line longer than a block is read in pieces
 // of a block (a pattern split across two pieces is not seen).
 #pragma once

@@ -1,10 +1,10 @@
 // The patterns the plain-log scanner (log_file_scan.h) searches for in a
-// block of many lines at once (parse/multi_pattern.h), in the form that
+// block of many lines at once (parse/text/multi_pattern.h), in the form that
 // finds every line the tables' own readers would match one line at a time.
 //
 // The readers see less than the block holds: a line without its end (the
 // "\r" of "\r\n" included) and, for the line-event table, without trailing
-// spaces, tabs, CRs and NULs or leading NULs (parse/line_events.h). A
+// spaces, tabs, CRs and NULs or leading NULs (parse/logs/line_events.h). A
 // pattern's anchors are widened to admit those bytes — "Killed$" must find
 // "Killed \r\n" — so the search never misses a line the reader would match.
 // Otherwise the patterns are the tables' own: the reader decides.

@@ -13,7 +13,7 @@
 #include "evidence/phase_table.h"
 #include "evidence/exit_status.h"
 #include "evidence/job_directory.h"
-#include "parse/line_events.h"
+#include "parse/logs/line_events.h"
 
 namespace ftdiag::supervise {
 

@@ -13,7 +13,7 @@
 
 #include "evidence/log_file_scan.h"
 #include "evidence/phase_table.h"
-#include "unit/parse/line_event_testing.h"
+#include "unit/parse/logs/line_event_testing.h"
 
 namespace ftdiag::evidence::testing {
 

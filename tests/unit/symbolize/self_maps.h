@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "symbolize/native_stack.h"
-#include "parse/proc_maps.h"
+#include "parse/probes/proc_maps.h"
 
 namespace ftdiag::symbolize::test {
 
