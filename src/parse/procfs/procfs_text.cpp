@@ -1,6 +1,6 @@
-#include "collect/host/text_scan.h"
+#include "parse/procfs/procfs_text.h"
 
-namespace ftdiag::collect::text {
+namespace ftdiag::parse::text {
 
 std::optional<std::uint64_t> kib_value_to_bytes(std::string_view text) {
   auto parts = fields(text);
@@ -35,4 +35,4 @@ std::string unescape_octal(std::string_view text) {
   return out;
 }
 
-}  // namespace ftdiag::collect::text
+}  // namespace ftdiag::parse::text

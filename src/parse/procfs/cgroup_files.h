@@ -7,10 +7,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/fact.h"
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 
 // v1 prints "unlimited" as PAGE_COUNTER_MAX * PAGE_SIZE, which is
 // 0x7FFFFFFFFFFFF000 with 4 KiB pages but 0x7FFFFFFFFFFF0000 with the 64 KiB
@@ -33,4 +34,8 @@ Fact<std::uint64_t> parse_u64(std::string_view text);
 // is absent; Missing(unparseable) when not one line is valid.
 Fact<std::map<std::string, std::uint64_t>> parse_flat_keyed(std::string_view text);
 
-}  // namespace ftdiag::collect
+// The pids of a cgroup.procs file: one decimal number per line.
+// Missing(unparseable) for a line that is not one.
+Fact<std::vector<int>> parse_cgroup_procs(std::string_view text);
+
+}  // namespace ftdiag::parse

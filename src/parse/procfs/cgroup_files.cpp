@@ -1,10 +1,12 @@
-#include "collect/host/cgroup_files.h"
+#include "parse/procfs/cgroup_files.h"
+
+#include <charconv>
 
 #include <fmt/format.h>
 
-#include "collect/host/text_scan.h"
+#include "parse/procfs/procfs_text.h"
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 namespace {
 
 Missing unparseable(std::string_view expected, std::string_view text) {
@@ -44,4 +46,21 @@ Fact<std::map<std::string, std::uint64_t>> parse_flat_keyed(std::string_view tex
   return values;
 }
 
-}  // namespace ftdiag::collect
+Fact<std::vector<int>> parse_cgroup_procs(std::string_view text) {
+  std::vector<int> pids;
+  while (!text.empty()) {
+    const auto end = text.find('\n');
+    const auto line = text.substr(0, end);
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    if (line.empty()) continue;
+    int pid = 0;
+    auto [stop, error] = std::from_chars(line.data(), line.data() + line.size(), pid);
+    if (error != std::errc() || stop != line.data() + line.size() || pid <= 0) {
+      return Missing{MissingReason::unparseable, "a line that is not a pid"};
+    }
+    pids.push_back(pid);
+  }
+  return pids;
+}
+
+}  // namespace ftdiag::parse

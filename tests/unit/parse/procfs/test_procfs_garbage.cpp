@@ -5,19 +5,19 @@
 #include <random>
 #include <string>
 
-#include "collect/host/cgroup_files.h"
-#include "collect/host/meminfo.h"
-#include "collect/host/mountinfo.h"
-#include "collect/host/proc_cgroup.h"
-#include "collect/host/proc_cmdline.h"
-#include "collect/host/proc_stat.h"
-#include "collect/host/proc_statm.h"
-#include "collect/host/proc_status.h"
-#include "collect_fixtures.h"
+#include "parse/procfs/cgroup_files.h"
+#include "parse/procfs/meminfo.h"
+#include "parse/procfs/mountinfo.h"
+#include "parse/procfs/proc_cgroup.h"
+#include "parse/procfs/proc_cmdline.h"
+#include "parse/procfs/proc_stat.h"
+#include "parse/procfs/proc_statm.h"
+#include "parse/procfs/proc_status.h"
+#include "unit/parse/parse_fixtures.h"
 
 using namespace ftdiag;
-using namespace ftdiag::collect;
-using testing::fixture_text;
+using namespace ftdiag::parse;
+using ftdiag::parse::testing::fixture_text;
 
 namespace {
 
@@ -67,14 +67,14 @@ std::string random_text(std::mt19937& rng, std::size_t length) {
 
 }  // namespace
 
-TEST_CASE("collect parsers: random bytes") {
+TEST_CASE("procfs parsers: random bytes") {
   std::mt19937 rng(20240611);
   for (int round = 0; round < 3000; ++round) {
     parse_everything(random_text(rng, static_cast<std::size_t>(round % 300)));
   }
 }
 
-TEST_CASE("collect parsers: every prefix of real files (truncated reads)") {
+TEST_CASE("procfs parsers: every prefix of real files (truncated reads)") {
   for (const char* file : {"cgroup-v1/proc/4242/status", "cgroup-v1/proc/4242/stat",
                            "cgroup-v1/proc/self/mountinfo", "proc-files/meminfo-6.18",
                            "cgroup-v1/proc/4242/cgroup",
@@ -85,7 +85,7 @@ TEST_CASE("collect parsers: every prefix of real files (truncated reads)") {
   }
 }
 
-TEST_CASE("collect parsers: huge numbers never wrap") {
+TEST_CASE("procfs parsers: huge numbers never wrap") {
   std::string huge(400, '9');
   parse_everything(huge);
   auto status = parse_proc_status("Name:\tx\nVmRSS:\t" + huge + " kB\nThreads:\t" + huge + "\n");

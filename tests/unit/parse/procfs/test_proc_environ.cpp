@@ -4,9 +4,9 @@
 
 #include <string>
 
-#include "collect/host/proc_environ.h"
+#include "parse/procfs/proc_environ.h"
 
-using namespace ftdiag::collect;
+using namespace ftdiag::parse;
 
 TEST_CASE("environ: role variables are kept, everything else is dropped") {
   const std::string text = std::string("PATH=/usr/bin\0RANK=3\0HF_TOKEN=hf_secret\0LOCAL_RANK=1\0", 53) +

@@ -1,5 +1,5 @@
-// Text helpers of the procfs and cgroupfs readers, on top of the shared
-// ones (base/text.h, visible here as collect::text::trim and so on). Total:
+// Text helpers of the procfs and cgroupfs parsers, on top of the shared
+// ones (base/text.h, visible here as parse::text::trim and so on). Total:
 // junk or an overflow is nullopt.
 #pragma once
 
@@ -10,7 +10,7 @@
 
 #include "base/text.h"
 
-namespace ftdiag::collect::text {
+namespace ftdiag::parse::text {
 
 using namespace ftdiag::text;
 
@@ -21,4 +21,4 @@ std::optional<std::uint64_t> kib_value_to_bytes(std::string_view text);
 // Undoes seq_escape()'s octal escapes ("\040" -> ' ') used by mountinfo.
 std::string unescape_octal(std::string_view text);
 
-}  // namespace ftdiag::collect::text
+}  // namespace ftdiag::parse::text

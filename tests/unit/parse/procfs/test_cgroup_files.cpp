@@ -1,11 +1,11 @@
 #include <doctest/doctest.h>
 
-#include "collect/host/cgroup_files.h"
-#include "collect_fixtures.h"
+#include "parse/procfs/cgroup_files.h"
+#include "unit/parse/parse_fixtures.h"
 
 using namespace ftdiag;
-using namespace ftdiag::collect;
-using testing::fixture_text;
+using namespace ftdiag::parse;
+using ftdiag::parse::testing::fixture_text;
 
 TEST_CASE("parse_u64_or_max: bytes, v2 \"max\" and v1's page-rounded unlimited") {
   CHECK(parse_u64_or_max("104857600\n") == Fact<std::optional<std::uint64_t>>(104857600ULL));
@@ -69,5 +69,16 @@ TEST_CASE("parse_flat_keyed: nothing valid is unparseable") {
     auto values = parse_flat_keyed(text);
     REQUIRE_FALSE(values);
     CHECK(values.missing().reason == MissingReason::unparseable);
+  }
+}
+
+TEST_CASE("parse_cgroup_procs: one pid a line, anything else is unparseable") {
+  CHECK(parse_cgroup_procs("") == Fact<std::vector<int>>(std::vector<int>{}));
+  CHECK(parse_cgroup_procs("12\n345\n") == Fact<std::vector<int>>(std::vector<int>{12, 345}));
+  CHECK(parse_cgroup_procs("12\n\n7") == Fact<std::vector<int>>(std::vector<int>{12, 7}));
+  for (std::string_view bad : {"x\n", "12 13\n", "-1\n", "0\n", "99999999999\n"}) {
+    auto parsed = parse_cgroup_procs(bad);
+    REQUIRE_FALSE(parsed);
+    CHECK(parsed.missing().reason == MissingReason::unparseable);
   }
 }
