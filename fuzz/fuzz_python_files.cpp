@@ -9,7 +9,7 @@
 
 #include "collect/python_env/deepspeed_build.h"
 #include "collect/python_env/dist_info.h"
-#include "collect/configs/env_command.h"
+#include "parse/configs/env_command.h"
 #include "collect/python_env/python_sys_path.h"
 #include "collect/python_env/runtime_libraries.h"
 #include "collect/python_env/shebang.h"

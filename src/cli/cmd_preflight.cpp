@@ -24,7 +24,7 @@
 #include "cli/redaction_option.h"
 #include "collect/host/host_name.h"
 #include "collect/configs/json_settings.h"
-#include "collect/configs/launch_command.h"
+#include "parse/configs/launch_command.h"
 #include "collect/weights/model_weights.h"
 #include "collectors/environment.h"
 #include "evidence/environment_file.h"
@@ -134,7 +134,7 @@ int preflight(const PreflightArguments& args) {
   if (!args.command.empty()) {
     std::string line;
     for (const auto& word : args.command) line += (line.empty() ? "" : " ") + shell_quoted(word);
-    if (auto settings = collect::read_launch_command(line)) {
+    if (auto settings = parse::read_launch_command(line)) {
       host.configs.push_back({.from = {.collector = "preflight", .file = "the command after --"}, .kind = "launch-command",
                               .settings = std::move(*settings)});
     }

@@ -158,7 +158,7 @@ std::string linear_text(const std::map<std::pair<std::uint64_t, std::uint64_t>, 
   return fmt::format("{}", fmt::join(parts, ";"));
 }
 
-void write_counts(DottedSettings& settings, const Tally& tally) {
+void write_counts(parse::DottedSettings& settings, const Tally& tally) {
   settings["parameters"] = std::to_string(tally.parameters);
   if (auto largest = largest_entry(tally.module_parameters); largest != tally.module_parameters.end()) {
     settings["largest_layer_parameters"] = std::to_string(largest->second);
@@ -301,7 +301,7 @@ std::optional<Missing> index_mismatch(const fs::path& shard, const SafetensorsHe
   std::string first;
   for (const auto& name : expected) {
     if (std::binary_search(names.begin(), names.end(), name)) continue;
-    if (lacking++ == 0) first = printable_excerpt(name);
+    if (lacking++ == 0) first = parse::printable_excerpt(name);
   }
   if (lacking == 0) return std::nullopt;
   return unparseable(fmt::format("{} lacks {} of the tensors {} places in it (the first: {}): the index and the shard "
@@ -354,11 +354,11 @@ Fact<SafetensorsIndex> parse_safetensors_index(std::string_view text) {
   if (map == root.end() || !map->is_object() || map->empty()) return unparseable("no \"weight_map\" of tensors to shards");
   SafetensorsIndex index;
   for (const auto& [tensor, shard] : map->items()) {
-    if (!shard.is_string()) return unparseable(fmt::format("the shard of \"{}\" is not a file name", printable_excerpt(tensor)));
+    if (!shard.is_string()) return unparseable(fmt::format("the shard of \"{}\" is not a file name", parse::printable_excerpt(tensor)));
     const auto& file = shard.get_ref<const std::string&>();
     // A shard sits beside the index: a path elsewhere is not one.
     if (file.empty() || file == "." || file == ".." || file.find('/') != std::string::npos) {
-      return unparseable(fmt::format("the shard \"{}\" is not a file name in the index's folder", printable_excerpt(file)));
+      return unparseable(fmt::format("the shard \"{}\" is not a file name in the index's folder", parse::printable_excerpt(file)));
     }
     index[file].push_back(tensor);
     if (index.size() > kMaxWeightShards) return unparseable(fmt::format("names over {} shards", kMaxWeightShards));
@@ -366,10 +366,10 @@ Fact<SafetensorsIndex> parse_safetensors_index(std::string_view text) {
   return index;
 }
 
-DottedSettings summarize_safetensors(const std::vector<SafetensorsHeader>& files) {
+parse::DottedSettings summarize_safetensors(const std::vector<SafetensorsHeader>& files) {
   const Quantization quantization = quantization_of(files);
   const Tally tally = tally_of(files, quantization);
-  DottedSettings settings;
+  parse::DottedSettings settings;
   settings["files"] = std::to_string(files.size());
   settings["tensors"] = std::to_string(tally.tensors);
   settings["bytes"] = std::to_string(tally.bytes);
@@ -403,7 +403,7 @@ Fact<SafetensorsHeader> read_safetensors_header(const fs::path& file) {
   return header;
 }
 
-Fact<DottedSettings> read_model_weights(const fs::path& model) {
+Fact<parse::DottedSettings> read_model_weights(const fs::path& model) {
   auto files = locate_weight_files(model);
   if (!files) return files.missing();
   std::vector<SafetensorsHeader> headers;

@@ -59,7 +59,7 @@
 #include <vector>
 
 #include "base/fact.h"
-#include "collect/configs/dotted_settings.h"
+#include "parse/configs/dotted_settings.h"
 #include "collect/weights/safetensors_header.h"
 
 namespace ftdiag::collect {
@@ -81,7 +81,7 @@ Fact<SafetensorsIndex> parse_safetensors_index(std::string_view text);
 
 // The headers of one model's files summarised as the keys above (all but
 // "layout"). Pure.
-DottedSettings summarize_safetensors(const std::vector<SafetensorsHeader>& files);
+parse::DottedSettings summarize_safetensors(const std::vector<SafetensorsHeader>& files);
 
 // One file's header: pread of its 8 length bytes and N header bytes, sized
 // against the file's length (fstat). Missing with errno's reason when it
@@ -105,6 +105,6 @@ Fact<SafetensorsHeader> read_safetensors_header(const std::filesystem::path& fil
 //                      or a shard lacks tensors the index places in it
 // Symbolic links to the files are followed (the Hugging Face cache is made
 // of them).
-Fact<DottedSettings> read_model_weights(const std::filesystem::path& model);
+Fact<parse::DottedSettings> read_model_weights(const std::filesystem::path& model);
 
 }  // namespace ftdiag::collect

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "collect/configs/dotted_settings.h"
+#include "parse/configs/dotted_settings.h"
 
 namespace ftdiag::collect {
 namespace {
@@ -18,7 +18,7 @@ Missing header_unparseable(std::string detail) { return Missing{MissingReason::u
 
 // Tensor names come from the file: printable and bounded before they reach a
 // detail, which ends up in JSON documents.
-std::string shown(std::string_view name) { return printable_excerpt(name, 120); }
+std::string shown(std::string_view name) { return parse::printable_excerpt(name, 120); }
 
 struct DtypeBits {
   std::string_view name;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "collect/configs/env_command.h"
+#include "parse/configs/env_command.h"
 #include "collect/python_env/shebang.h"
 
 using namespace ftdiag::collect;

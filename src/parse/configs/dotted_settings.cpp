@@ -1,8 +1,8 @@
-#include "collect/configs/dotted_settings.h"
+#include "parse/configs/dotted_settings.h"
 
 #include <fmt/format.h>
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 
 std::string printable_excerpt(std::string_view text, std::size_t max_bytes) {
   std::string out;
@@ -20,4 +20,4 @@ std::string line_column_of(std::string_view text, std::size_t offset) {
   return fmt::format("line {}, column {}", line, column);
 }
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

@@ -13,9 +13,9 @@
 #include <string_view>
 
 #include "base/fact.h"
-#include "collect/configs/dotted_settings.h"
+#include "parse/configs/dotted_settings.h"
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 
 // Larger than other configs: the history is long, the rest is small.
 inline constexpr std::size_t kMaxTrainerStateBytes = std::size_t{64} << 20;
@@ -30,4 +30,4 @@ Fact<DottedSettings> read_trainer_state(std::string_view text);
 // or "global_step" among its keys); cheap, for choosing this reader.
 bool looks_like_trainer_state(std::string_view text);
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

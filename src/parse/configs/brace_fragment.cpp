@@ -1,4 +1,4 @@
-#include "collect/configs/brace_fragment.h"
+#include "parse/configs/brace_fragment.h"
 
 #include <optional>
 #include <vector>
@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 
 #include "base/ascii.h"
-#include "collect/configs/json_settings.h"
+#include "parse/configs/json_settings.h"
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 namespace {
 
 enum class TokenKind { open_object, close_object, open_array, close_array, colon, comma, string, word, end };
@@ -247,4 +247,4 @@ class FragmentReader {
 
 LenientReading read_brace_fragment(std::string_view text) { return FragmentReader(text).run(); }
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

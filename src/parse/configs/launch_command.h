@@ -20,9 +20,9 @@
 #include <optional>
 #include <string_view>
 
-#include "collect/configs/dotted_settings.h"
+#include "parse/configs/dotted_settings.h"
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 
 // Pure and total. Backslash-newline continuations are joined and quotes
 // removed as a shell would; option names have '-' read as '_'
@@ -32,4 +32,4 @@ namespace ftdiag::collect {
 // "command" holds the command as read (at most 2000 bytes).
 std::optional<DottedSettings> read_launch_command(std::string_view text);
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

@@ -10,9 +10,9 @@
 #include <string>
 #include <string_view>
 
-#include "collect/configs/dotted_settings.h"
+#include "parse/configs/dotted_settings.h"
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 
 struct ConfigReading {
   std::string kind;
@@ -30,4 +30,4 @@ struct ConfigReading {
 // settings of a known kind.
 std::optional<ConfigReading> read_config_text(std::string_view text);
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

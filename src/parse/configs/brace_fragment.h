@@ -17,9 +17,9 @@
 #include <string>
 #include <string_view>
 
-#include "collect/configs/dotted_settings.h"
+#include "parse/configs/dotted_settings.h"
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 
 struct LenientReading {
   DottedSettings settings;
@@ -34,4 +34,4 @@ struct LenientReading {
 // written, "a.0" for array elements, "{}"/"[]" for sections closed empty).
 LenientReading read_brace_fragment(std::string_view text);
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 
 // The search path when the environment has no PATH (glibc's confstr(_CS_PATH)).
 inline constexpr std::string_view kDefaultSearchPath = "/bin:/usr/bin";
@@ -38,4 +38,4 @@ bool is_python_name(std::string_view basename);
 // sh, bash, dash, zsh, ksh, fish.
 bool is_shell_name(std::string_view basename);
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

@@ -1,8 +1,8 @@
-#include "collect/configs/config_kind.h"
+#include "parse/configs/config_kind.h"
 
 #include <initializer_list>
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 namespace {
 
 class Keys {
@@ -45,4 +45,4 @@ std::optional<std::string> config_kind(const DottedSettings& settings) {
   return std::nullopt;
 }
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

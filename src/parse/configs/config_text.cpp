@@ -1,15 +1,15 @@
-#include "collect/configs/config_text.h"
+#include "parse/configs/config_text.h"
 
-#include "collect/configs/brace_fragment.h"
-#include "collect/configs/config_kind.h"
-#include "collect/configs/hostfile.h"
-#include "collect/configs/json_settings.h"
-#include "collect/configs/launch_command.h"
-#include "collect/configs/trainer_state.h"
-#include "collect/configs/yaml_lines.h"
-#include "collect/configs/yaml_settings.h"
+#include "parse/configs/brace_fragment.h"
+#include "parse/configs/config_kind.h"
+#include "parse/configs/hostfile.h"
+#include "parse/configs/json_settings.h"
+#include "parse/configs/launch_command.h"
+#include "parse/configs/trainer_state.h"
+#include "parse/configs/yaml_lines.h"
+#include "parse/configs/yaml_settings.h"
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 namespace {
 
 char first_significant(std::string_view text) {
@@ -46,4 +46,4 @@ std::optional<ConfigReading> read_config_text(std::string_view text) {
   return of_known_kind(std::move(fragment.settings), std::move(note));
 }
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

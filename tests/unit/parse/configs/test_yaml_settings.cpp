@@ -2,10 +2,10 @@
 
 #include <string>
 
-#include "collect/configs/yaml_settings.h"
+#include "parse/configs/yaml_settings.h"
 
 using namespace ftdiag;
-using namespace ftdiag::collect;
+using namespace ftdiag::parse;
 
 namespace {
 

@@ -5,16 +5,16 @@
 
 #include <string>
 
-#include "collect/configs/brace_fragment.h"
-#include "collect/configs/config_kind.h"
-#include "collect/configs/config_text.h"
-#include "collect/configs/hostfile.h"
-#include "collect/configs/launch_command.h"
-#include "collect/configs/trainer_state.h"
-#include "collect/configs/yaml_lines.h"
+#include "parse/configs/brace_fragment.h"
+#include "parse/configs/config_kind.h"
+#include "parse/configs/config_text.h"
+#include "parse/configs/hostfile.h"
+#include "parse/configs/launch_command.h"
+#include "parse/configs/trainer_state.h"
+#include "parse/configs/yaml_lines.h"
 
 using namespace ftdiag;
-using namespace ftdiag::collect;
+using namespace ftdiag::parse;
 
 namespace {
 

@@ -1,9 +1,9 @@
-#include "collect/configs/env_command.h"
+#include "parse/configs/env_command.h"
 
 #include <array>
 #include <deque>
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 namespace {
 
 // A word env treats as an assignment: NAME=VALUE with a non-empty NAME.
@@ -166,4 +166,4 @@ bool is_shell_name(std::string_view name) {
   return false;
 }
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

@@ -1,14 +1,14 @@
-#include "collect/configs/yaml_lines.h"
+#include "parse/configs/yaml_lines.h"
 
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "collect/configs/json_settings.h"
+#include "parse/configs/json_settings.h"
 #include "base/text.h"
-#include "collect/configs/yaml_settings.h"
+#include "parse/configs/yaml_settings.h"
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 namespace {
 
 struct Section {
@@ -139,4 +139,4 @@ class LineReader {
 
 LenientReading read_yaml_lines(std::string_view text) { return LineReader().run(text); }
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

@@ -1,10 +1,10 @@
-#include "collect/configs/hostfile.h"
+#include "parse/configs/hostfile.h"
 
 #include <fmt/format.h>
 
 #include "base/text.h"
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 
 std::optional<DottedSettings> read_hostfile(std::string_view text) {
   DottedSettings settings;
@@ -29,4 +29,4 @@ std::optional<DottedSettings> read_hostfile(std::string_view text) {
   return settings;
 }
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

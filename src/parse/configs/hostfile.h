@@ -10,9 +10,9 @@
 #include <optional>
 #include <string_view>
 
-#include "collect/configs/dotted_settings.h"
+#include "parse/configs/dotted_settings.h"
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 
 // Pure. nullopt unless every line that is not blank or a comment is a host
 // with its slots (and at least one is): a hostfile is told by its content.
@@ -21,4 +21,4 @@ std::optional<DottedSettings> read_hostfile(std::string_view text);
 
 inline constexpr std::size_t kMaxHostfileHosts = 1024;
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

@@ -27,11 +27,11 @@
 #include <optional>
 #include <string>
 
-#include "collect/configs/dotted_settings.h"
+#include "parse/configs/dotted_settings.h"
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 
 // Pure. nullopt when the settings are none of these.
 std::optional<std::string> config_kind(const DottedSettings& settings);
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

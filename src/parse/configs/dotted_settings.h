@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 
 using DottedSettings = std::map<std::string, std::string>;
 
@@ -21,4 +21,4 @@ std::string printable_excerpt(std::string_view text, std::size_t max_bytes = 160
 // "line L, column C" (1-based, in bytes) of the byte at offset.
 std::string line_column_of(std::string_view text, std::size_t offset);
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

@@ -1,11 +1,11 @@
-#include "collect/configs/trainer_state.h"
+#include "parse/configs/trainer_state.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "collect/configs/json_settings.h"
+#include "parse/configs/json_settings.h"
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 namespace {
 
 using json = nlohmann::json;
@@ -58,4 +58,4 @@ Fact<DottedSettings> read_trainer_state(std::string_view text) {
   return flatten_json_settings(document.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

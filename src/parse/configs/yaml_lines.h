@@ -15,12 +15,12 @@
 
 #include <string_view>
 
-#include "collect/configs/brace_fragment.h"
+#include "parse/configs/brace_fragment.h"
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 
 // Pure and total: any bytes, time linear in the text. Plain values are read
 // as PyYAML reads them (yaml_plain_scalar), quoted ones as written.
 LenientReading read_yaml_lines(std::string_view text);
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

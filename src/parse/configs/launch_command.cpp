@@ -1,4 +1,4 @@
-#include "collect/configs/launch_command.h"
+#include "parse/configs/launch_command.h"
 
 #include <algorithm>
 #include <array>
@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 namespace {
 
 constexpr std::size_t kMaxCommandText = 2000;
@@ -227,4 +227,4 @@ std::optional<DottedSettings> read_launch_command(std::string_view text) {
   return std::nullopt;
 }
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse
