@@ -9,7 +9,7 @@
 #include "collect/python_env/elf_needed.h"
 #include "collect/python_env/python_files.h"
 #include "collect/python_env/python_package_catalogue.h"
-#include "collect/python_env/runtime_libraries.h"
+#include "parse/python_env/runtime_libraries.h"
 
 namespace ftdiag::collect {
 namespace {
@@ -101,7 +101,7 @@ class LibraryWalk {
     }
     model::NativeLibrary library{path.string(), package_, {}};
     for (auto& name : *needed) {
-      if (names_cuda_or_torch_runtime(name)) library.needed.push_back(std::move(name));
+      if (parse::names_cuda_or_torch_runtime(name)) library.needed.push_back(std::move(name));
     }
     if (!library.needed.empty()) found_.libraries.push_back(std::move(library));
   }

@@ -6,7 +6,7 @@
 
 #include "parse/configs/env_command.h"
 #include "collect/python_env/python_files.h"
-#include "collect/python_env/shebang.h"
+#include "parse/python_env/shebang.h"
 #include "base/text.h"
 
 namespace ftdiag::collect {
@@ -61,21 +61,21 @@ class Resolver {
   std::optional<FoundInterpreter> from_script(const std::string& script, const std::string& search_path) {
     auto head = read_regular_file(script, kScriptHead);
     if (!head) return give_up("could not read " + script + ": " + head.missing().detail);
-    auto shebang = parse_shebang(*head);
+    auto shebang = parse::parse_shebang(*head);
     if (!shebang) return give_up(script + " is not a script (it has no #! line)");
     const std::string_view runner = parse::command_basename(shebang->program);
     const std::string found_by = "the shebang of " + script;
     if (parse::is_python_name(runner)) return existing(shebang->program, found_by);
     if (runner == "env") return from_env_shebang(*shebang, search_path, found_by);
     if (parse::is_shell_name(runner)) {
-      if (auto program = parse_exec_line(*head)) return existing(*program, "the exec line of " + script);
+      if (auto program = parse::parse_exec_line(*head)) return existing(*program, "the exec line of " + script);
     }
     return give_up(script + " runs with " + shebang->program + ", not Python");
   }
 
   // `#!/usr/bin/env python3`: the kernel hands env the rest of the line as
   // one word, which env splits only after -S.
-  std::optional<FoundInterpreter> from_env_shebang(const Shebang& shebang, const std::string& search_path,
+  std::optional<FoundInterpreter> from_env_shebang(const parse::Shebang& shebang, const std::string& search_path,
                                                    const std::string& found_by) {
     std::vector<std::string> words{shebang.program};
     if (!shebang.argument.empty()) words.push_back(shebang.argument);

@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "collect/python_env/dist_info.h"
+#include "parse/python_env/dist_info.h"
 
 namespace ftdiag::collect {
 
 // A catalogued package seen in one directory.
 struct PackageSighting {
   std::string name;  // normalised distribution name
-  std::optional<DistributionMetadata> metadata;  // what its dist-info/egg-info says
+  std::optional<parse::DistributionMetadata> metadata;  // what its dist-info/egg-info says
   bool has_import_dir = false;                   // NAME/__init__.py is there: `import` would load it
 };
 

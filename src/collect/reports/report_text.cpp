@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "base/ascii.h"
-#include "collect/python_env/dist_info.h"
+#include "parse/python_env/dist_info.h"
 #include "collect/python_env/python_package_catalogue.h"
 #include "base/text.h"
 
@@ -125,7 +125,7 @@ std::string kept_package(std::string_view name) {
     if (!(is_alpha(c) || is_digit(c) || c == '-' || c == '_' || c == '.')) return {};
   }
   // Normalising drops a trailing separator too: "torch-scatter." as typed.
-  std::string normalised = normalize_distribution_name(name);
+  std::string normalised = parse::normalize_distribution_name(name);
   if (normalised == "pytorch") return "torch";
   if (catalogued_package(normalised)) return normalised;
   for (auto kept : kAlsoKept) {

@@ -1,12 +1,12 @@
-#include "collect/python_env/deepspeed_build.h"
+#include "parse/python_env/deepspeed_build.h"
 
 #include <algorithm>
 #include <vector>
 
-#include "collect/python_env/python_literal.h"
+#include "parse/python_env/python_literal.h"
 #include "base/text.h"
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 namespace {
 
 using Assignments = std::map<std::string, PythonLiteral>;
@@ -73,4 +73,4 @@ Fact<DeepSpeedBuild> parse_deepspeed_build_info(std::string_view text) {
   return deepspeed;
 }
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

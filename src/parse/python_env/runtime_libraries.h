@@ -8,7 +8,7 @@
 
 #include <string_view>
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 
 // True for libcudart.so*, libcuda.so*, libcublas*.so* (with libcublasLt),
 // libcudnn*.so*, libnccl*.so*, libnvrtc*.so*, libtorch.so*, libtorch_*.so*,
@@ -16,4 +16,4 @@ namespace ftdiag::collect {
 // "libcudart.txt" are not runtimes.
 bool names_cuda_or_torch_runtime(std::string_view name);
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

@@ -17,7 +17,7 @@
 
 #include "base/fact.h"
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 
 struct TorchBuild {
   std::string version;  // __version__: what torch.__version__ says at run time
@@ -39,4 +39,4 @@ std::string local_version_tag(std::string_view version);
 // __version__ string.
 Fact<TorchBuild> parse_torch_version_py(std::string_view text);
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

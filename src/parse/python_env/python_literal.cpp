@@ -1,8 +1,8 @@
-#include "collect/python_env/python_literal.h"
+#include "parse/python_env/python_literal.h"
 
 #include <optional>
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 namespace {
 
 // Deeper nesting is not something a build step writes; the bound keeps the
@@ -247,4 +247,4 @@ std::map<std::string, PythonLiteral> parse_python_assignments(std::string_view s
   return AssignmentParser(source).run();
 }
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

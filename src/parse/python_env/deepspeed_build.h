@@ -20,7 +20,7 @@
 
 #include "base/fact.h"
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 
 struct DeepSpeedBuild {
   std::string version;  // version=, trimmed: the fallback when there is no dist-info
@@ -40,4 +40,4 @@ struct DeepSpeedBuild {
 // installed_ops and torch_info as literals.
 Fact<DeepSpeedBuild> parse_deepspeed_build_info(std::string_view text);
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

@@ -10,7 +10,7 @@
 
 #include "base/fact.h"
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 
 // PEP 503's normalised name, with '.' and '_' folded too: lowercase, each
 // run of '-', '_' and '.' one '-'. "Flash_Attn" -> "flash-attn",
@@ -40,4 +40,4 @@ struct DistributionEntry {
 // ends the name.
 std::optional<DistributionEntry> parse_distribution_entry(std::string_view entry_name);
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

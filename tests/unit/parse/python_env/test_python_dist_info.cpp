@@ -4,9 +4,9 @@
 
 #include <string>
 
-#include "collect/python_env/dist_info.h"
+#include "parse/python_env/dist_info.h"
 
-using namespace ftdiag::collect;
+using namespace ftdiag::parse;
 
 TEST_CASE("python dist-info: names are normalised like pip's") {
   CHECK(normalize_distribution_name("torch") == "torch");

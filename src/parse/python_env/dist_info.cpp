@@ -1,8 +1,8 @@
-#include "collect/python_env/dist_info.h"
+#include "parse/python_env/dist_info.h"
 
 #include "base/text.h"
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 namespace {
 
 char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
@@ -80,4 +80,4 @@ std::optional<DistributionEntry> parse_distribution_entry(std::string_view entry
   return entry;
 }
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "collect/python_env/deepspeed_build.h"
-#include "collect/python_env/package_builds.h"
-#include "collect/python_env/python_literal.h"
-#include "collect/python_env/torch_build.h"
+#include "parse/python_env/bitsandbytes_build.h"
+#include "parse/python_env/deepspeed_build.h"
+#include "parse/python_env/python_literal.h"
+#include "parse/python_env/torch_build.h"
 
-using namespace ftdiag::collect;
+using namespace ftdiag::parse;
 
 TEST_CASE("python torch build: a 2.x wheel's annotated version.py") {
   const auto torch = parse_torch_version_py(

@@ -1,8 +1,8 @@
-#include "collect/python_env/shebang.h"
+#include "parse/python_env/shebang.h"
 
 #include "base/text.h"
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 namespace {
 
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
@@ -50,4 +50,4 @@ std::optional<std::string> parse_exec_line(std::string_view head) {
   return std::nullopt;
 }
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

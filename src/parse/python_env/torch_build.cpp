@@ -1,8 +1,8 @@
-#include "collect/python_env/torch_build.h"
+#include "parse/python_env/torch_build.h"
 
-#include "collect/python_env/python_literal.h"
+#include "parse/python_env/python_literal.h"
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 namespace {
 
 // The key when the assignment is a string; nothing for None or anything else.
@@ -53,4 +53,4 @@ Fact<TorchBuild> parse_torch_version_py(std::string_view text) {
   return torch;
 }
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

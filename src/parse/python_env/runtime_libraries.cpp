@@ -1,8 +1,8 @@
-#include "collect/python_env/runtime_libraries.h"
+#include "parse/python_env/runtime_libraries.h"
 
 #include <array>
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 namespace {
 
 struct Family {
@@ -53,4 +53,4 @@ bool names_cuda_or_torch_runtime(std::string_view name) {
   return false;
 }
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 
 struct PythonDictItem;
 
@@ -47,4 +47,4 @@ struct PythonDictItem {
 // map in time linear in the input; nesting deeper than 16 is not a literal.
 std::map<std::string, PythonLiteral> parse_python_assignments(std::string_view source);
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

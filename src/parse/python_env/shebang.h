@@ -19,7 +19,7 @@
 #include <string>
 #include <string_view>
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 
 struct Shebang {
   std::string program;   // "/usr/bin/env", "/usr/bin/python3"
@@ -40,4 +40,4 @@ std::optional<Shebang> parse_shebang(std::string_view head);
 // quotes or bare), when one of the first five lines is one.
 std::optional<std::string> parse_exec_line(std::string_view head);
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse
