@@ -3,7 +3,7 @@
 #include <map>
 
 #include "collect/python_env/python_files.h"
-#include "collect/python_env/python_package_catalogue.h"
+#include "parse/python_env/python_package_catalogue.h"
 
 namespace ftdiag::collect {
 namespace {
@@ -30,7 +30,7 @@ parse::DistributionMetadata read_metadata(const std::filesystem::path& entry, co
 }
 
 bool is_import_dir_of_catalogued(const std::string& name, std::string* package) {
-  for (const auto& catalogued : catalogued_import_packages()) {
+  for (const auto& catalogued : parse::catalogued_import_packages()) {
     if (catalogued.import_dir == name) {
       *package = std::string(catalogued.name);
       return true;
@@ -42,7 +42,7 @@ bool is_import_dir_of_catalogued(const std::string& name, std::string* package) 
 void note_metadata(const std::filesystem::path& directory, const std::string& entry_name,
                    std::map<std::string, PackageSighting>& seen, std::vector<std::string>& problems) {
   auto parsed = parse::parse_distribution_entry(entry_name);
-  if (!parsed || catalogued_package(parsed->name) == nullptr) return;
+  if (!parsed || parse::catalogued_package(parsed->name) == nullptr) return;
   auto& sighting = seen[parsed->name];
   sighting.name = parsed->name;
   parse::DistributionMetadata metadata = read_metadata(directory / entry_name, *parsed, problems);

@@ -1,6 +1,7 @@
 // One directory of sys.path (a site-packages, a PYTHONPATH entry), and the
-// catalogued packages (python_package_catalogue.h) it holds: their recorded
-// metadata (dist-info, egg-info) and their import folders.
+// catalogued packages (parse/python_env/python_package_catalogue.h) it
+// holds: their recorded metadata (dist-info, egg-info) and their import
+// folders.
 #pragma once
 
 #include <filesystem>

@@ -2,11 +2,11 @@
 // collect_env prints them (after "GPU models and configuration:", on the
 // same line when there is one) and nvidia-smi -L does (with "(UUID: …)").
 // A listing starts at GPU 0 and counts its consecutive lines.
-#include "collect/reports/report_reader.h"
-#include "collect/reports/report_text.h"
+#include "parse/reports/report_reader.h"
+#include "parse/reports/report_text.h"
 #include "base/text.h"
 
-namespace ftdiag::collect::report {
+namespace ftdiag::parse::report {
 
 namespace {
 
@@ -60,4 +60,4 @@ class GpuListReader final : public Reader {
 
 std::unique_ptr<Reader> gpu_list_reader() { return std::make_unique<GpuListReader>(); }
 
-}  // namespace ftdiag::collect::report
+}  // namespace ftdiag::parse::report

@@ -5,11 +5,11 @@
 // 2.8.0+cu128", "Python version 3.8.16").
 #include <array>
 
-#include "collect/reports/report_reader.h"
-#include "collect/reports/report_text.h"
+#include "parse/reports/report_reader.h"
+#include "parse/reports/report_text.h"
 #include "base/text.h"
 
-namespace ftdiag::collect::report {
+namespace ftdiag::parse::report {
 
 namespace {
 
@@ -168,4 +168,4 @@ class EnvReportReader final : public Reader {
 
 std::unique_ptr<Reader> env_report_reader() { return std::make_unique<EnvReportReader>(); }
 
-}  // namespace ftdiag::collect::report
+}  // namespace ftdiag::parse::report

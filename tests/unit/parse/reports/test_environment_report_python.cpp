@@ -2,13 +2,13 @@
 // and 2.x), accelerate env, transformers env, and the same labels typed by hand.
 #include <doctest/doctest.h>
 
-#include "collect/reports/environment_report.h"
+#include "parse/reports/environment_report.h"
 #include "environment_report_checks.h"
 #include "environment_report_fixtures.h"
 
 using namespace ftdiag;
 using namespace ftdiag::testing;
-using collect::parse_environment_report;
+using parse::parse_environment_report;
 
 TEST_CASE("environment report: collect_env of torch 2.1 states torch, its CUDA, the driver and both GPUs") {
   const auto values = parse_environment_report(kCollectEnvTorch21);

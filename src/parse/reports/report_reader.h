@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "collect/reports/environment_report.h"
+#include "parse/reports/environment_report.h"
 
-namespace ftdiag::collect::report {
+namespace ftdiag::parse::report {
 
 // One line as the readers see it: no line break, no carriage return, no
 // terminal colour codes (ds_report prints them even into a file).
@@ -54,4 +54,4 @@ std::unique_ptr<Reader> package_list_reader();  // pip list, pip freeze, conda l
 std::unique_ptr<Reader> free_reader();          // free's Mem: and Swap: lines
 std::unique_ptr<Reader> prose_reader();         // sentences: "56GB Memory", "4 GPUs", torch's extensions root
 
-}  // namespace ftdiag::collect::report
+}  // namespace ftdiag::parse::report

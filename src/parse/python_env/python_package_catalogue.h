@@ -1,12 +1,13 @@
 // The Python distributions that decide how a training job runs, and where
 // each keeps its native libraries: the one list the environment reader
-// consults (docs/environment.md). Adding a package is adding a row.
+// and the environment reports' parser consult (docs/environment.md). Adding
+// a package is adding a row.
 #pragma once
 
 #include <span>
 #include <string_view>
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 
 // Where, relative to the sys.path directory a package was found in, its
 // native libraries (*.so, *.so.N) are.
@@ -35,4 +36,4 @@ const CataloguedPackage* catalogued_package(std::string_view normalized_name);
 // The rows with an import folder (every one except the nvidia-* wheels).
 std::span<const CataloguedPackage> catalogued_import_packages();
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

@@ -1,8 +1,8 @@
-#include "collect/python_env/python_package_catalogue.h"
+#include "parse/python_env/python_package_catalogue.h"
 
 #include <array>
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 namespace {
 
 using Kind = LibraryPlace::Kind;
@@ -53,4 +53,4 @@ const CataloguedPackage* catalogued_package(std::string_view normalized_name) {
 
 std::span<const CataloguedPackage> catalogued_import_packages() { return kPackages; }
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

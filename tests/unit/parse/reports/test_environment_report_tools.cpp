@@ -2,13 +2,13 @@
 // table, nvidia-smi's table and -q, -L, pip and conda lists, free.
 #include <doctest/doctest.h>
 
-#include "collect/reports/environment_report.h"
+#include "parse/reports/environment_report.h"
 #include "environment_report_checks.h"
 #include "environment_report_fixtures.h"
 
 using namespace ftdiag;
 using namespace ftdiag::testing;
-using collect::parse_environment_report;
+using parse::parse_environment_report;
 
 TEST_CASE("environment report: ds_report states torch, DeepSpeed's build, nvcc, /dev/shm and the prebuilt ops") {
   const auto values = parse_environment_report(kDsReport);

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 
 inline constexpr std::size_t kMaxReportLineBytes = 4096;
 inline constexpr std::size_t kMaxReportValueBytes = 256;
@@ -44,4 +44,4 @@ struct ReportedSetting {
 // list): a repeated key with the same value is kept once, at its first line.
 std::vector<ReportedSetting> parse_environment_report(std::string_view text);
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

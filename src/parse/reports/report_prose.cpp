@@ -3,13 +3,13 @@
 // extensions folder ("Using /root/.cache/torch_extensions/py38_cu111 as
 // PyTorch extensions root...": torch's CUDA and Python), DeepSpeed's
 // start-up line ("DeepSpeed info: version=0.12.4, git-hash=…").
-#include "collect/reports/report_reader.h"
-#include "collect/reports/report_text.h"
+#include "parse/reports/report_reader.h"
+#include "parse/reports/report_text.h"
 
 #include "base/ascii.h"
 #include "base/text.h"
 
-namespace ftdiag::collect::report {
+namespace ftdiag::parse::report {
 
 namespace {
 
@@ -124,4 +124,4 @@ class ProseReader final : public Reader {
 
 std::unique_ptr<Reader> prose_reader() { return std::make_unique<ProseReader>(); }
 
-}  // namespace ftdiag::collect::report
+}  // namespace ftdiag::parse::report

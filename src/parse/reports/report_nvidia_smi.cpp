@@ -5,11 +5,11 @@
 // Version        : 535.54.03").
 #include <set>
 
-#include "collect/reports/report_reader.h"
-#include "collect/reports/report_text.h"
+#include "parse/reports/report_reader.h"
+#include "parse/reports/report_text.h"
 #include "base/text.h"
 
-namespace ftdiag::collect::report {
+namespace ftdiag::parse::report {
 
 namespace {
 
@@ -110,4 +110,4 @@ class NvidiaSmiReader final : public Reader {
 
 std::unique_ptr<Reader> nvidia_smi_reader() { return std::make_unique<NvidiaSmiReader>(); }
 
-}  // namespace ftdiag::collect::report
+}  // namespace ftdiag::parse::report

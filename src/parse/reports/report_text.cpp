@@ -1,14 +1,14 @@
-#include "collect/reports/report_text.h"
+#include "parse/reports/report_text.h"
 
 #include <array>
 #include <cmath>
 
 #include "base/ascii.h"
 #include "parse/python_env/dist_info.h"
-#include "collect/python_env/python_package_catalogue.h"
+#include "parse/python_env/python_package_catalogue.h"
 #include "base/text.h"
 
-namespace ftdiag::collect::report {
+namespace ftdiag::parse::report {
 
 namespace {
 
@@ -141,4 +141,4 @@ std::string_view python_bool(std::string_view text) {
   return {};
 }
 
-}  // namespace ftdiag::collect::report
+}  // namespace ftdiag::parse::report

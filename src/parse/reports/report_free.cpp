@@ -3,11 +3,11 @@
 // otherwise the unit is the command's (-b, -k, -m, -g; KiB by default), so
 // plain numbers are read only when the command line is in the text just
 // above: "251" could be GiB or MiB, and a wrong size is worse than none.
-#include "collect/reports/report_reader.h"
-#include "collect/reports/report_text.h"
+#include "parse/reports/report_reader.h"
+#include "parse/reports/report_text.h"
 #include "base/text.h"
 
-namespace ftdiag::collect::report {
+namespace ftdiag::parse::report {
 
 namespace {
 
@@ -75,4 +75,4 @@ class FreeReader final : public Reader {
 
 std::unique_ptr<Reader> free_reader() { return std::make_unique<FreeReader>(); }
 
-}  // namespace ftdiag::collect::report
+}  // namespace ftdiag::parse::report

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace ftdiag::collect::report {
+namespace ftdiag::parse::report {
 
 // The version at the start of `text`: a digit, then digits, letters and
 // . + - _ ("2.1.0+cu121", "4.20.0.dev0", "535.54.03"); a trailing '.' or ','
@@ -44,4 +44,4 @@ std::string_view python_bool(std::string_view text);
 std::string lowercase(std::string_view text);
 bool contains_icase(std::string_view text, std::string_view word);
 
-}  // namespace ftdiag::collect::report
+}  // namespace ftdiag::parse::report

@@ -1,10 +1,10 @@
-#include "collect/reports/environment_report.h"
+#include "parse/reports/environment_report.h"
 
 #include <array>
 
-#include "collect/reports/report_reader.h"
+#include "parse/reports/report_reader.h"
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 
 namespace report {
 
@@ -60,4 +60,4 @@ std::vector<ReportedSetting> parse_environment_report(std::string_view text) {
   return sink.take();
 }
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

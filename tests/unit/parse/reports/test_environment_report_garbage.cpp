@@ -6,13 +6,13 @@
 #include <random>
 #include <string>
 
-#include "collect/reports/environment_report.h"
+#include "parse/reports/environment_report.h"
 #include "environment_report_checks.h"
 #include "environment_report_fixtures.h"
 
 using namespace ftdiag;
 using namespace ftdiag::testing;
-using collect::parse_environment_report;
+using parse::parse_environment_report;
 
 TEST_CASE("environment report: CRLF line ends read like LF") {
   std::string crlf;
@@ -75,8 +75,8 @@ TEST_CASE("environment report: values are bounded in length and number") {
   const std::string long_os = "OS: " + std::string(3000, 'u') + "\n";
   const auto values = parse_environment_report(long_os);
   REQUIRE(values.size() == 1);
-  CHECK(values.front().value.size() == collect::kMaxReportValueBytes);
+  CHECK(values.front().value.size() == parse::kMaxReportValueBytes);
   std::string many;
   for (int i = 0; i < 3000; ++i) many += "torch==1." + std::to_string(i) + "\n";
-  CHECK(parse_environment_report(many).size() == collect::kMaxReportedValues);
+  CHECK(parse_environment_report(many).size() == parse::kMaxReportedValues);
 }

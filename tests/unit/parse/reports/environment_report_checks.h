@@ -4,12 +4,12 @@
 #include <string>
 #include <vector>
 
-#include "collect/reports/environment_report.h"
+#include "parse/reports/environment_report.h"
 
 namespace ftdiag::testing {
 
 // The first value of `key`, or "(none)".
-inline std::string stated(const std::vector<collect::ReportedSetting>& values, const std::string& key) {
+inline std::string stated(const std::vector<parse::ReportedSetting>& values, const std::string& key) {
   for (const auto& v : values) {
     if (v.key == key) return v.value;
   }
@@ -17,14 +17,14 @@ inline std::string stated(const std::vector<collect::ReportedSetting>& values, c
 }
 
 // The line of the first value of `key`, 0 when none.
-inline std::uint64_t stated_line(const std::vector<collect::ReportedSetting>& values, const std::string& key) {
+inline std::uint64_t stated_line(const std::vector<parse::ReportedSetting>& values, const std::string& key) {
   for (const auto& v : values) {
     if (v.key == key) return v.line;
   }
   return 0;
 }
 
-inline std::size_t count_of(const std::vector<collect::ReportedSetting>& values, const std::string& key) {
+inline std::size_t count_of(const std::vector<parse::ReportedSetting>& values, const std::string& key) {
   std::size_t n = 0;
   for (const auto& v : values) n += v.key == key;
   return n;
