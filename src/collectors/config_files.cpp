@@ -35,7 +35,7 @@ bool is_known_other(const std::string& name) {
          std::find(kNames.begin(), kNames.end(), name) != kNames.end();
 }
 
-bool in_checkpoint(const fs::path& file) { return collect::checkpoint_name(file.parent_path().filename().string()).has_value(); }
+bool in_checkpoint(const fs::path& file) { return parse::checkpoint_name(file.parent_path().filename().string()).has_value(); }
 
 bool worth_reading(const fs::path& file) {
   if (!is_config_candidate(file)) return false;

@@ -3,12 +3,12 @@
 #include <string>
 #include <vector>
 
-#include "collect/weights/safetensors_header.h"
-#include "safetensors_fixtures.h"
+#include "parse/weights/safetensors_header.h"
+#include "unit/parse/weights/safetensors_fixtures.h"
 
 using namespace ftdiag;
-using namespace ftdiag::collect;
-using namespace ftdiag::collect::testing;
+using namespace ftdiag::parse;
+using namespace ftdiag::parse::testing;
 
 namespace {
 

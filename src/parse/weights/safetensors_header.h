@@ -9,8 +9,8 @@
 //             (padded with spaces to a multiple of 8)
 //   the rest  the tensors' bytes; data_offsets count from here
 //
-// Pure: the reader (model_weights.h) reads the 8 + N bytes and hands them
-// here, so a shard of many GiB costs two small reads.
+// Pure: the reader (collect/weights/model_weights.h) reads the 8 + N bytes
+// and hands them here, so a shard of many GiB costs two small reads.
 #pragma once
 
 #include <cstddef>
@@ -23,7 +23,7 @@
 
 #include "base/fact.h"
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 
 inline constexpr std::size_t kSafetensorsLengthBytes = 8;
 // The library's MAX_HEADER_SIZE: every reader refuses a longer header, so a
@@ -92,4 +92,4 @@ Fact<SafetensorsHeader> parse_safetensors_header(std::string_view json, std::opt
 // section's size as above.
 Fact<SafetensorsHeader> parse_safetensors_start(std::string_view file_start, std::optional<std::uint64_t> file_size);
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

@@ -1,4 +1,4 @@
-#include "collect/weights/safetensors_header.h"
+#include "parse/weights/safetensors_header.h"
 
 #include <algorithm>
 #include <tuple>
@@ -9,7 +9,7 @@
 
 #include "parse/configs/dotted_settings.h"
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 namespace {
 
 using json = nlohmann::json;
@@ -18,7 +18,7 @@ Missing header_unparseable(std::string detail) { return Missing{MissingReason::u
 
 // Tensor names come from the file: printable and bounded before they reach a
 // detail, which ends up in JSON documents.
-std::string shown(std::string_view name) { return parse::printable_excerpt(name, 120); }
+std::string shown(std::string_view name) { return printable_excerpt(name, 120); }
 
 struct DtypeBits {
   std::string_view name;
@@ -272,4 +272,4 @@ Fact<SafetensorsHeader> parse_safetensors_start(std::string_view file_start, std
   return parse_safetensors_header(file_start.substr(kSafetensorsLengthBytes, *length), data_section);
 }
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse
