@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 
 #include "base/clock.h"
-#include "collect/helpers/gpu_probe_output.h"
+#include "parse/probes/gpu_probe_output.h"
 #include "collect/host/oom_daemons.h"
 #include "collect/helpers/probe_location.h"
 #include "supervise/job_identity.h"
@@ -105,11 +105,11 @@ void Supervision::on_gpu_watch() {
       // The first line is the inventory; environment.json keeps it. No GPU
       // (or no NVML) to sample: nothing to watch.
       gpu_inventory_seen_ = true;
-      auto inventory = collect::parse_gpu_inventory(line);
+      auto inventory = parse::parse_gpu_inventory(line);
       if (!inventory || inventory->devices.empty()) ended = true;
       continue;
     }
-    if (auto sample = collect::parse_gpu_sample_line(line)) journal_.append(std::move(*sample));
+    if (auto sample = parse::parse_gpu_sample_line(line)) journal_.append(std::move(*sample));
   }
   gpu_watch_buffer_.erase(0, start);
   // A line longer than any sample can be is not one: drop it rather than grow.

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "collect/helpers/gpu_probe_output.h"
+#include "parse/probes/gpu_probe_output.h"
 #include "model/environment.h"
 
 namespace ftdiag::collect {

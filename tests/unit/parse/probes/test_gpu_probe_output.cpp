@@ -1,14 +1,14 @@
-// The GPU probe's output read back (collect/helpers/gpu_probe_output.h): a full
+// The GPU probe's output read back (parse/probes/gpu_probe_output.h): a full
 // inventory, what may be left out, what is refused (garbage, wrong types,
 // more devices or processes than the bounds), and --watch sample lines.
 #include <string>
 
 #include <doctest/doctest.h>
 
-#include "collect/helpers/gpu_probe_output.h"
+#include "parse/probes/gpu_probe_output.h"
 
 using namespace ftdiag;
-using namespace ftdiag::collect;
+using namespace ftdiag::parse;
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include "base/fact.h"
 #include "model/environment.h"
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 
 inline constexpr std::size_t kMaxGpuDevices = 64;
 inline constexpr std::size_t kMaxGpuProcesses = 4096;
@@ -29,4 +29,4 @@ Fact<model::GpuInventory> parse_gpu_inventory(std::string_view json_text);
 // "processes"}]}. nullopt when it is not one.
 std::optional<model::GpuMemorySample> parse_gpu_sample_line(std::string_view line);
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse

@@ -1,11 +1,11 @@
-#include "collect/helpers/gpu_probe_output.h"
+#include "parse/probes/gpu_probe_output.h"
 
 #include <climits>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-namespace ftdiag::collect {
+namespace ftdiag::parse {
 
 namespace {
 
@@ -227,4 +227,4 @@ std::optional<model::GpuMemorySample> parse_gpu_sample_line(std::string_view lin
   return sample;
 }
 
-}  // namespace ftdiag::collect
+}  // namespace ftdiag::parse
