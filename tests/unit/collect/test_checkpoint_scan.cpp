@@ -124,8 +124,6 @@ TEST_CASE("checkpoint_scan: an HF checkpoint whose weights are DeepSpeed's") {
 }
 
 TEST_CASE("weight_files: safetensors files are judged by their header and length") {
-  CHECK(zip_tail_has_end_record(std::string("xxPK\x05\x06", 6)));
-  CHECK_FALSE(zip_tail_has_end_record("PK"));
   ScratchTree tree;
   auto problem = [&](const std::string& name, const std::string& bytes) {
     const auto file = tree.write(name, bytes);

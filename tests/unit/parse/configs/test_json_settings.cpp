@@ -9,13 +9,13 @@ using namespace ftdiag::parse;
 
 namespace {
 
-JsonSettings flatten(std::string_view text) {
+JsonSettings flatten_json(std::string_view text) {
   auto settings = flatten_json_settings(text);
   if (!settings) FAIL_CHECK(settings.missing().detail);
   return settings.value_or({});
 }
 
-std::string refused(std::string_view text) {
+std::string json_refused(std::string_view text) {
   auto settings = flatten_json_settings(text);
   REQUIRE_FALSE(settings);
   CHECK(settings.missing().reason == MissingReason::unparseable);
@@ -25,7 +25,7 @@ std::string refused(std::string_view text) {
 }  // namespace
 
 TEST_CASE("flatten_json_settings: a ZeRO-2 config with CPU offload") {
-  auto s = flatten(R"({
+  auto s = flatten_json(R"({
   "train_micro_batch_size_per_gpu": 4,
   "gradient_accumulation_steps": 8,
   "gradient_clipping": 1.0,
@@ -57,7 +57,7 @@ TEST_CASE("flatten_json_settings: a ZeRO-2 config with CPU offload") {
 }
 
 TEST_CASE("flatten_json_settings: the \"auto\" values HF Trainer fills in, ZeRO-3 offload to NVMe") {
-  auto s = flatten(R"({
+  auto s = flatten_json(R"({
   "train_batch_size": "auto",
   "train_micro_batch_size_per_gpu": "auto",
   "bf16": {"enabled": "auto"},
@@ -82,7 +82,7 @@ TEST_CASE("flatten_json_settings: the \"auto\" values HF Trainer fills in, ZeRO-
 }
 
 TEST_CASE("flatten_json_settings: nested arrays, objects in arrays, empty sections") {
-  auto s = flatten(R"({"a": [[1, 2], [], [{"b": "x"}, {}]], "zero_optimization": {}, "tags": [],
+  auto s = flatten_json(R"({"a": [[1, 2], [], [{"b": "x"}, {}]], "zero_optimization": {}, "tags": [],
                        "text": "line\nbreak \u00e9 \"quoted\""})");
   CHECK(s.at("a.0.0") == "1");
   CHECK(s.at("a.0.1") == "2");
@@ -96,7 +96,7 @@ TEST_CASE("flatten_json_settings: nested arrays, objects in arrays, empty sectio
 }
 
 TEST_CASE("flatten_json_settings: numbers as written, integers past 64 bits") {
-  auto s = flatten(R"({"i": 7, "neg": -12, "big": 18446744073709551615, "huge": 18446744073709551616,
+  auto s = flatten_json(R"({"i": 7, "neg": -12, "big": 18446744073709551615, "huge": 18446744073709551616,
                        "f": 0.5, "e": 1E-08, "zero": -0})");
   CHECK(s.at("i") == "7");
   CHECK(s.at("neg") == "-12");
@@ -108,7 +108,7 @@ TEST_CASE("flatten_json_settings: numbers as written, integers past 64 bits") {
 }
 
 TEST_CASE("flatten_json_settings: a repeated key replaces the earlier one, as json.load does") {
-  auto s = flatten(R"({"zero_optimization": {"stage": 3, "offload_param": {"device": "cpu"}},
+  auto s = flatten_json(R"({"zero_optimization": {"stage": 3, "offload_param": {"device": "cpu"}},
                        "zero_optimization": {"stage": 1}, "x": 1, "x": {"y": 2}})");
   CHECK(s.at("zero_optimization.stage") == "1");
   CHECK_FALSE(s.contains("zero_optimization.offload_param.device"));
@@ -118,32 +118,32 @@ TEST_CASE("flatten_json_settings: a repeated key replaces the earlier one, as js
 }
 
 TEST_CASE("flatten_json_settings: empty object, empty input, not an object") {
-  CHECK(flatten("{}").empty());
-  CHECK(flatten(" \n{ }\n").empty());
-  CHECK(refused("").find("line 1, column 1") != std::string::npos);
-  CHECK(refused("   \n").find("line 2, column 1") != std::string::npos);
-  CHECK(refused("[1, 2]").find("line 1, column 1: the top level is not an object") != std::string::npos);
-  CHECK(refused("\n  \"stage\"").find("line 2, column 3: the top level is not an object") != std::string::npos);
-  CHECK(refused("42").find("not an object") != std::string::npos);
+  CHECK(flatten_json("{}").empty());
+  CHECK(flatten_json(" \n{ }\n").empty());
+  CHECK(json_refused("").find("line 1, column 1") != std::string::npos);
+  CHECK(json_refused("   \n").find("line 2, column 1") != std::string::npos);
+  CHECK(json_refused("[1, 2]").find("line 1, column 1: the top level is not an object") != std::string::npos);
+  CHECK(json_refused("\n  \"stage\"").find("line 2, column 3: the top level is not an object") != std::string::npos);
+  CHECK(json_refused("42").find("not an object") != std::string::npos);
 }
 
 TEST_CASE("flatten_json_settings: malformed input is refused with its line and column") {
-  auto trailing_comma = refused("{\n  \"stage\": 2,\n}\n");
+  auto trailing_comma = json_refused("{\n  \"stage\": 2,\n}\n");
   CHECK_MESSAGE(trailing_comma.starts_with("line 3, column 1: "), trailing_comma);
   CHECK(trailing_comma.find("json.exception") == std::string::npos);  // nlohmann's prefix is dropped
 
-  auto bad_literal = refused(R"({"offload": tru})");
+  auto bad_literal = json_refused(R"({"offload": tru})");
   CHECK_MESSAGE(bad_literal.starts_with("line 1, column 16: "), bad_literal);
   CHECK(bad_literal.find("invalid literal") != std::string::npos);
 
   // Comments are not JSON, and DeepSpeed's json.load refuses them too.
-  CHECK(refused("{\"a\": 1 // why\n}").starts_with("line 1, column 9: "));
-  CHECK(refused("{\"a\": 1} {\"b\": 2}").find("line 1, column 10") != std::string::npos);  // two documents
-  CHECK(refused("{\"a\": 1").find("line 1, column 8") != std::string::npos);
-  CHECK(refused("{\"a\": 1e999}").find("number overflow") != std::string::npos);
+  CHECK(json_refused("{\"a\": 1 // why\n}").starts_with("line 1, column 9: "));
+  CHECK(json_refused("{\"a\": 1} {\"b\": 2}").find("line 1, column 10") != std::string::npos);  // two documents
+  CHECK(json_refused("{\"a\": 1").find("line 1, column 8") != std::string::npos);
+  CHECK(json_refused("{\"a\": 1e999}").find("number overflow") != std::string::npos);
 
   // Bytes that are not UTF-8 or not printable never reach the detail.
-  auto garbage = refused(std::string("{\"a\": \"\xff\x01\"}"));
+  auto garbage = json_refused(std::string("{\"a\": \"\xff\x01\"}"));
   for (char c : garbage) CHECK((c >= 0x20 && c < 0x7f));
 }
 
@@ -151,19 +151,19 @@ TEST_CASE("flatten_json_settings: the bounds") {
   std::string deep;
   for (std::size_t i = 0; i < kMaxJsonSettingsDepth - 1; ++i) deep += "{\"k\":";
   deep += "1" + std::string(kMaxJsonSettingsDepth - 1, '}');
-  auto within = flatten("{\"k\":" + deep + "}");
+  auto within = flatten_json("{\"k\":" + deep + "}");
   CHECK(within.size() == 1);  // 64 levels: the top object and 63 below
 
   std::string deeper = "{\"k\":[" + deep + "]}";
-  auto too_deep = refused(deeper);
+  auto too_deep = json_refused(deeper);
   CHECK(too_deep.find("nested deeper than 64 levels (at k.0.k.k") != std::string::npos);
   // A hostile depth stops at the bound, long before the stack could suffer.
-  CHECK(refused("{\"a\":" + std::string(1000000, '[')).find("nested deeper") != std::string::npos);
+  CHECK(json_refused("{\"a\":" + std::string(1000000, '[')).find("nested deeper") != std::string::npos);
 
   std::string many = "{\"a\": [0";
   for (std::size_t i = 1; i <= kMaxJsonSettingsKeys; ++i) many += ",0";
-  CHECK(refused(many + "]}").find("more than 10000 settings (the last read: a.10000)") != std::string::npos);
+  CHECK(json_refused(many + "]}").find("more than 10000 settings (the last read: a.10000)") != std::string::npos);
 
   std::string big = "{\"a\": \"" + std::string(kMaxJsonSettingsBytes, 'x') + "\"}";
-  CHECK(refused(big).find("more than 16 MiB") != std::string::npos);
+  CHECK(json_refused(big).find("more than 16 MiB") != std::string::npos);
 }

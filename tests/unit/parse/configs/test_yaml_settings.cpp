@@ -9,13 +9,13 @@ using namespace ftdiag::parse;
 
 namespace {
 
-DottedSettings flatten(std::string_view text) {
+DottedSettings flatten_yaml(std::string_view text) {
   auto settings = flatten_yaml_settings(text);
   if (!settings) FAIL_CHECK(settings.missing().detail);
   return settings.value_or({});
 }
 
-std::string refused(std::string_view text) {
+std::string yaml_refused(std::string_view text) {
   auto settings = flatten_yaml_settings(text);
   REQUIRE_FALSE(settings);
   CHECK(settings.missing().reason == MissingReason::unparseable);
@@ -26,7 +26,7 @@ std::string refused(std::string_view text) {
 }  // namespace
 
 TEST_CASE("yaml_settings: accelerate's DeepSpeed config as `accelerate config` writes it") {
-  auto s = flatten(R"(compute_environment: LOCAL_MACHINE
+  auto s = flatten_yaml(R"(compute_environment: LOCAL_MACHINE
 debug: false
 deepspeed_config:
   gradient_accumulation_steps: 1
@@ -51,7 +51,7 @@ use_cpu: false
 }
 
 TEST_CASE("yaml_settings: scalars read as PyYAML reads them") {
-  auto s = flatten("a: yes\nb: Off\nc: ~\nd:\ne: 1e-5\nf: \"true\"\ng: [1, two]\nh: {}\ni: []\n");
+  auto s = flatten_yaml("a: yes\nb: Off\nc: ~\nd:\ne: 1e-5\nf: \"true\"\ng: [1, two]\nh: {}\ni: []\n");
   CHECK(s.at("a") == "true");
   CHECK(s.at("b") == "false");
   CHECK(s.at("c") == "null");
@@ -65,7 +65,7 @@ TEST_CASE("yaml_settings: scalars read as PyYAML reads them") {
 }
 
 TEST_CASE("yaml_settings: an axolotl recipe with a list of datasets and LoRA targets") {
-  auto s = flatten(R"(base_model: NousResearch/Llama-2-7b-hf
+  auto s = flatten_yaml(R"(base_model: NousResearch/Llama-2-7b-hf
 load_in_4bit: true
 adapter: qlora
 lora_target_modules:
@@ -84,7 +84,7 @@ deepspeed: deepspeed_configs/zero2.json
 }
 
 TEST_CASE("yaml_settings: anchors, aliases and the merge key") {
-  auto s = flatten("base: &base\n  lr: 1e-4\n  steps: 10\nrun:\n  <<: *base\n  steps: 20\nname: &n first\nalias: *n\ncopy: *base\n");
+  auto s = flatten_yaml("base: &base\n  lr: 1e-4\n  steps: 10\nrun:\n  <<: *base\n  steps: 20\nname: &n first\nalias: *n\ncopy: *base\n");
   CHECK(s.at("run.lr") == "1e-4");
   CHECK(s.at("run.steps") == "20");
   CHECK(s.at("alias") == "first");
@@ -93,39 +93,39 @@ TEST_CASE("yaml_settings: anchors, aliases and the merge key") {
 }
 
 TEST_CASE("yaml_settings: a repeated key replaces the earlier section") {
-  auto s = flatten("a:\n  b: 1\n  c: 2\na:\n  d: 3\n");
+  auto s = flatten_yaml("a:\n  b: 1\n  c: 2\na:\n  d: 3\n");
   CHECK(s.count("a.b") == 0);
   CHECK(s.at("a.d") == "3");
 }
 
 TEST_CASE("yaml_settings: malformed YAML is refused with its line and column") {
-  const auto detail = refused("a: 1\nb: [1, 2\nc: 3\n");
+  const auto detail = yaml_refused("a: 1\nb: [1, 2\nc: 3\n");
   CHECK(detail.find("line ") != std::string::npos);
   CHECK(detail.find("column ") != std::string::npos);
-  CHECK(refused("a: b: c\n").find("line 1") != std::string::npos);
+  CHECK(yaml_refused("a: b: c\n").find("line 1") != std::string::npos);
 }
 
 TEST_CASE("yaml_settings: what is not a mapping is refused") {
-  CHECK(refused("").find("no YAML document") != std::string::npos);
-  CHECK(refused("# only a comment\n").find("no YAML document") != std::string::npos);
-  CHECK(refused("- a\n- b\n").find("not a mapping") != std::string::npos);
-  CHECK(refused("deepspeed --num_gpus 8 train.py").find("not a mapping") != std::string::npos);
-  CHECK(refused("? [a, b]\n: 1\n").find("key that is a mapping or a sequence") != std::string::npos);
+  CHECK(yaml_refused("").find("no YAML document") != std::string::npos);
+  CHECK(yaml_refused("# only a comment\n").find("no YAML document") != std::string::npos);
+  CHECK(yaml_refused("- a\n- b\n").find("not a mapping") != std::string::npos);
+  CHECK(yaml_refused("deepspeed --num_gpus 8 train.py").find("not a mapping") != std::string::npos);
+  CHECK(yaml_refused("? [a, b]\n: 1\n").find("key that is a mapping or a sequence") != std::string::npos);
 }
 
 TEST_CASE("yaml_settings: bounds on size, nesting, keys and alias bombs") {
-  CHECK(refused(std::string(kMaxYamlSettingsBytes + 1, 'a')).find("MiB") != std::string::npos);
+  CHECK(yaml_refused(std::string(kMaxYamlSettingsBytes + 1, 'a')).find("MiB") != std::string::npos);
   std::string deep;
   for (std::size_t i = 0; i < kMaxYamlSettingsDepth + 5; ++i) deep += std::string(i * 2, ' ') + "k:\n";
-  CHECK(refused(deep).find("nested deeper") != std::string::npos);
-  CHECK(refused(std::string(10000, '[')).find("line 1") != std::string::npos);
+  CHECK(yaml_refused(deep).find("nested deeper") != std::string::npos);
+  CHECK(yaml_refused(std::string(10000, '[')).find("line 1") != std::string::npos);
   std::string many;
   for (std::size_t i = 0; i <= kMaxYamlSettingsKeys; ++i) many += "k" + std::to_string(i) + ": 1\n";
-  CHECK(refused(many).find("more than") != std::string::npos);
+  CHECK(yaml_refused(many).find("more than") != std::string::npos);
   // Each level doubles the one before: 2^20 keys if expanded.
   std::string bomb = "a0: &a0 {x: 1, y: 2}\n";
   for (int i = 1; i <= 20; ++i) bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [*a" + std::to_string(i - 1) + ", *a" + std::to_string(i - 1) + "]\n";
-  CHECK(refused(bomb).find("more than") != std::string::npos);
+  CHECK(yaml_refused(bomb).find("more than") != std::string::npos);
 }
 
 TEST_CASE("yaml_settings: binary garbage and a 10 MB line never throw") {
