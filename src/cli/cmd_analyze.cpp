@@ -17,7 +17,7 @@
 #include "cli/newest_job.h"
 #include "cli/redaction_option.h"
 #include "collectors/kernel_log_collector.h"
-#include "evidence/job_directory.h"
+#include "journal/job_directory.h"
 #include "facts/facts_json.h"
 #include "report/report_json.h"
 #include "report/run_summary.h"

@@ -6,7 +6,7 @@
 // value no framework accepts; 5: the rules failed to load.
 //
 // `--save-environment FILE` also writes what was read in environment.json's
-// form (evidence/environment_file.h): put into a run folder, `ftdiag
+// form (journal/environment_file.h): put into a run folder, `ftdiag
 // analyze` judges a later crash with it.
 #include <unistd.h>
 
@@ -27,7 +27,7 @@
 #include "parse/configs/launch_command.h"
 #include "collect/weights/model_weights.h"
 #include "collectors/environment.h"
-#include "evidence/environment_file.h"
+#include "journal/environment_file.h"
 #include "report/checks_text.h"
 #include "report/report_json.h"
 
@@ -111,7 +111,7 @@ int preflight(const PreflightArguments& args) {
     if (!read) return unusable_input(read.missing().detail);
   }
   if (!args.save_environment.empty()) {
-    auto written = evidence::write_environment_file(args.save_environment, snapshot, args.redaction);
+    auto written = journal::write_environment_file(args.save_environment, snapshot, args.redaction);
     if (!written) {
       std::fprintf(stderr, "ftdiag preflight: %s\n", written.missing().detail.c_str());
       return kExitInputUnreadable;

@@ -12,7 +12,7 @@
 #include "base/ascii.h"
 #include "base/read_file.h"
 #include "parse/weights/checkpoint_names.h"
-#include "evidence/job_directory.h"
+#include "journal/job_directory.h"
 
 namespace ftdiag::collectors {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "evidence/job_directory.h"
+#include "evidence/run_file_names.h"
 #include "evidence/phase_table.h"
 #include "evidence/quoted_line.h"
 

@@ -8,7 +8,7 @@
 #include <vector>
 #include <string_view>
 
-#include "evidence/console_log.h"
+#include "evidence/console_lines.h"
 #include "evidence/document.h"
 #include "parse/logs/line_events.h"
 

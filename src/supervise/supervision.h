@@ -11,11 +11,11 @@
 #include <string>
 #include <variant>
 
-#include "evidence/background_sync.h"
-#include "evidence/console_log.h"
+#include "journal/background_sync.h"
+#include "journal/console_log.h"
 #include "evidence/console_summary.h"
-#include "evidence/job_directory.h"
-#include "evidence/journal_writer.h"
+#include "journal/job_directory.h"
+#include "journal/journal_writer.h"
 #include "evidence/run_builder.h"
 #include "supervise/inherited_signals.h"
 #include "collect/host/kernel_log_reader.h"
@@ -41,8 +41,8 @@ enum EventSource : std::uint64_t { kSignals = 1, kTimer, kNetlink, kRelayOut, kR
 // epoll loop.
 class Supervision {
  public:
-  Supervision(const SupervisorOptions& options, evidence::RunDirectory dir, evidence::JournalWriter journal,
-              evidence::ConsoleLogWriter console)
+  Supervision(const SupervisorOptions& options, journal::RunDirectory dir, journal::JournalWriter journal,
+              journal::ConsoleLogWriter console)
       : options_(options),
         inherited_(InheritedSignals::capture()),
         dir_(std::move(dir)),
@@ -97,9 +97,9 @@ class Supervision {
   // The signal state ftdiag started with, for the job (spawn.h) and for the
   // choice of signals to forward (signal_policy.h). Captured first.
   InheritedSignals inherited_;
-  evidence::RunDirectory dir_;
-  evidence::JournalWriter journal_;
-  evidence::ConsoleLogWriter console_;
+  journal::RunDirectory dir_;
+  journal::JournalWriter journal_;
+  journal::ConsoleLogWriter console_;
   evidence::ConsoleSummary console_summary_;  // fed each console line as it is logged
   ProcessTracker tracker_;
   MemorySampler sampler_;
@@ -108,7 +108,7 @@ class Supervision {
   // Every journaled record is folded here as it is written, so the verdict
   // at the end needs no read-back of the journal.
   evidence::RunBuilder live_;
-  std::unique_ptr<evidence::BackgroundSync> syncer_;  // started once the job is forked
+  std::unique_ptr<journal::BackgroundSync> syncer_;  // started once the job is forked
 
   std::optional<ProcConnector> netlink_;
   std::optional<collect::KernelLogReader> kernel_log_;

@@ -17,8 +17,8 @@
 #include "collectors/post_mortem.h"
 #include "collectors/registry.h"
 #include "evidence/document_json.h"
-#include "evidence/job_directory.h"
-#include "evidence/journal_writer.h"
+#include "journal/job_directory.h"
+#include "journal/journal_writer.h"
 #include "facts/extract.h"
 #include "rules/engine.h"
 #include "rules/rule_loader.h"
@@ -26,6 +26,7 @@
 
 using namespace ftdiag;
 using namespace ftdiag::evidence;
+using namespace ftdiag::journal;
 namespace fs = std::filesystem;
 
 namespace {

@@ -34,8 +34,6 @@ SafetensorsHeader header_of(const std::vector<TensorSpec>& tensors) {
 
 DottedSettings summary_of(const std::vector<TensorSpec>& tensors) { return summarize_safetensors({header_of(tensors)}); }
 
-bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
-
 }  // namespace
 
 TEST_CASE("safetensors_summary: Llama-2-7B's headers give its published count, as its config does") {
