@@ -49,8 +49,8 @@
 
 #include "evidence/journal_parse.h"
 #include "evidence/records_json.h"
-#include "journal/journal_reader.h"
 #include "evidence/run_builder.h"
+#include "journal/journal_reader.h"
 
 namespace {
 

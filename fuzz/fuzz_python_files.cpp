@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
+#include "parse/configs/env_command.h"
 #include "parse/python_env/deepspeed_build.h"
 #include "parse/python_env/dist_info.h"
-#include "parse/configs/env_command.h"
 #include "parse/python_env/interpreter_report.h"
 #include "parse/python_env/runtime_libraries.h"
 #include "parse/python_env/shebang.h"

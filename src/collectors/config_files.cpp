@@ -12,10 +12,10 @@
 #include "base/read_file.h"
 #include "base/tree_reads.h"
 #include "collect/weights/checkpoint_scan.h"
-#include "parse/configs/config_text.h"
 #include "collect/weights/model_weights.h"
-#include "parse/configs/trainer_state.h"
 #include "collectors/source_host.h"
+#include "parse/configs/config_text.h"
+#include "parse/configs/trainer_state.h"
 
 namespace ftdiag::collectors {
 

@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "parse/reports/environment_report.h"
 #include "collectors/source_host.h"
+#include "parse/reports/environment_report.h"
 
 namespace ftdiag::collectors {
 

@@ -11,8 +11,8 @@
 
 #include "base/ascii.h"
 #include "base/read_file.h"
-#include "parse/weights/checkpoint_names.h"
 #include "journal/job_directory.h"
+#include "parse/weights/checkpoint_names.h"
 
 namespace ftdiag::collectors {
 

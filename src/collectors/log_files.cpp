@@ -13,10 +13,10 @@
 
 #include "base/tree_reads.h"
 #include "collectors/kernel_log_collector.h"
-#include "collectors/source_host.h"
-#include "collectors/read_progress.h"
-#include "journal/job_directory.h"
 #include "collectors/log_file_scan.h"
+#include "collectors/read_progress.h"
+#include "collectors/source_host.h"
+#include "journal/job_directory.h"
 
 namespace ftdiag::collectors {
 

@@ -16,8 +16,8 @@
 #include "base/fact.h"
 #include "base/unique_fd.h"
 #include "evidence/console_lines.h"
-#include "journal/background_sync.h"
 #include "evidence/run_file_names.h"
+#include "journal/background_sync.h"
 
 namespace ftdiag::journal {
 

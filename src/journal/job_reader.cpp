@@ -11,13 +11,13 @@
 
 #include <fmt/format.h>
 
-#include "journal/console_log.h"
 #include "evidence/console_summary.h"
+#include "evidence/quoted_line.h"
+#include "evidence/run_builder.h"
+#include "journal/console_log.h"
 #include "journal/crash_files.h"
 #include "journal/job_directory.h"
 #include "journal/journal_reader.h"
-#include "evidence/quoted_line.h"
-#include "evidence/run_builder.h"
 #include "journal/write_failures.h"
 
 namespace ftdiag::journal {

@@ -10,9 +10,9 @@
 
 #include "base/fact.h"
 #include "base/unique_fd.h"
-#include "journal/background_sync.h"
 #include "evidence/records.h"
 #include "evidence/run_file_names.h"
+#include "journal/background_sync.h"
 #include "journal/write_failures.h"
 
 namespace ftdiag::evidence {

@@ -17,10 +17,10 @@
 
 #include <doctest/doctest.h>
 
-#include "skip.h"
 #include "integration/harness.h"
 #include "integration/kernel_log.h"
 #include "parse/probes/crash_record.h"
+#include "skip.h"
 
 namespace ftdiag::itest {
 namespace {

@@ -1,7 +1,7 @@
 #include "collect/host/cgroup_read.h"
 
-#include "parse/procfs/cgroup_files.h"
 #include "collect/read_parsed.h"
+#include "parse/procfs/cgroup_files.h"
 
 namespace ftdiag::collect {
 namespace {

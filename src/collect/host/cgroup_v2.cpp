@@ -6,8 +6,8 @@
 #include <cerrno>
 #include <utility>
 
-#include "parse/procfs/cgroup_files.h"
 #include "collect/host/cgroup_read.h"
+#include "parse/procfs/cgroup_files.h"
 
 namespace ftdiag::collect {
 namespace {

@@ -2,9 +2,9 @@
 
 #include <set>
 
+#include "base/text.h"
 #include "collect/python_env/python_files.h"
 #include "parse/python_env/runtime_libraries.h"
-#include "base/text.h"
 
 namespace ftdiag::collect {
 namespace {

@@ -4,12 +4,12 @@
 
 #include <string_view>
 
-#include "parse/configs/env_command.h"
 #include "collect/python_env/library_path.h"
 #include "collect/python_env/native_libraries.h"
 #include "collect/python_env/python_interpreter.h"
 #include "collect/python_env/python_packages.h"
 #include "collect/python_env/python_sys_path.h"
+#include "parse/configs/env_command.h"
 
 extern char** environ;  // NOLINT: POSIX declares it nowhere
 

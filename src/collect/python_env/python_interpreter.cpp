@@ -4,10 +4,10 @@
 
 #include <span>
 
-#include "parse/configs/env_command.h"
-#include "collect/python_env/python_files.h"
-#include "parse/python_env/shebang.h"
 #include "base/text.h"
+#include "collect/python_env/python_files.h"
+#include "parse/configs/env_command.h"
+#include "parse/python_env/shebang.h"
 
 namespace ftdiag::collect {
 namespace {

@@ -5,8 +5,8 @@
 
 #include "collect/python_env/package_builds.h"
 #include "collect/python_env/python_files.h"
-#include "parse/python_env/python_package_catalogue.h"
 #include "collect/python_env/site_directory.h"
+#include "parse/python_env/python_package_catalogue.h"
 
 namespace ftdiag::collect {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "parse/configs/json_settings.h"
 #include "base/text.h"
+#include "parse/configs/json_settings.h"
 #include "parse/configs/yaml_settings.h"
 
 namespace ftdiag::parse {

@@ -10,8 +10,8 @@
 
 #include "parse/kernel/kernel_json_line.h"
 #include "parse/kernel/kernel_log.h"
-#include "parse/kernel/kernel_stream.h"
 #include "parse/kernel/kernel_prefix.h"
+#include "parse/kernel/kernel_stream.h"
 #include "parse/kernel/kernel_text.h"
 
 namespace ftdiag::parse {

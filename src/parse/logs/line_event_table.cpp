@@ -12,12 +12,12 @@
 #include <re2/re2.h>
 
 #include "base/read_file.h"
-#include "parse/text/json_text_positions.h"
 #include "parse/logs/line_event_entry.h"
 #include "parse/logs/line_event_prefilter.h"
 #include "parse/logs/line_events.h"
-#include "parse/text/regex_literals.h"
 #include "parse/logs/signal_text.h"
+#include "parse/text/json_text_positions.h"
+#include "parse/text/regex_literals.h"
 
 namespace ftdiag::parse {
 

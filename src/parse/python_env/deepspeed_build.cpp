@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "parse/python_env/python_literal.h"
 #include "base/text.h"
+#include "parse/python_env/python_literal.h"
 
 namespace ftdiag::parse {
 namespace {

@@ -7,9 +7,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "base/text.h"
 #include "parse/reports/report_reader.h"
 #include "parse/reports/report_text.h"
-#include "base/text.h"
 
 namespace ftdiag::parse::report {
 

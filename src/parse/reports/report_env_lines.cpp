@@ -5,9 +5,9 @@
 // 2.8.0+cu128", "Python version 3.8.16").
 #include <array>
 
+#include "base/text.h"
 #include "parse/reports/report_reader.h"
 #include "parse/reports/report_text.h"
-#include "base/text.h"
 
 namespace ftdiag::parse::report {
 

@@ -3,9 +3,9 @@
 // otherwise the unit is the command's (-b, -k, -m, -g; KiB by default), so
 // plain numbers are read only when the command line is in the text just
 // above: "251" could be GiB or MiB, and a wrong size is worse than none.
+#include "base/text.h"
 #include "parse/reports/report_reader.h"
 #include "parse/reports/report_text.h"
-#include "base/text.h"
 
 namespace ftdiag::parse::report {
 

@@ -2,9 +2,9 @@
 // collect_env prints them (after "GPU models and configuration:", on the
 // same line when there is one) and nvidia-smi -L does (with "(UUID: …)").
 // A listing starts at GPU 0 and counts its consecutive lines.
+#include "base/text.h"
 #include "parse/reports/report_reader.h"
 #include "parse/reports/report_text.h"
-#include "base/text.h"
 
 namespace ftdiag::parse::report {
 

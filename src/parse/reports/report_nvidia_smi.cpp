@@ -5,9 +5,9 @@
 // Version        : 535.54.03").
 #include <set>
 
+#include "base/text.h"
 #include "parse/reports/report_reader.h"
 #include "parse/reports/report_text.h"
-#include "base/text.h"
 
 namespace ftdiag::parse::report {
 

@@ -4,9 +4,9 @@
 // py3.10_cuda12.1_cudnn8.9.2_0  pytorch"), and collect_env's "[pip3]" and
 // "[conda]" lines. Only the packages report_text.h keeps are read: a name
 // and a version in two columns are too common in logs to take any name.
+#include "base/text.h"
 #include "parse/reports/report_reader.h"
 #include "parse/reports/report_text.h"
-#include "base/text.h"
 
 namespace ftdiag::parse::report {
 

@@ -4,9 +4,9 @@
 #include <cmath>
 
 #include "base/ascii.h"
+#include "base/text.h"
 #include "parse/python_env/dist_info.h"
 #include "parse/python_env/python_package_catalogue.h"
-#include "base/text.h"
 
 namespace ftdiag::parse::report {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "parse/configs/json_settings.h"
 #include "estimate/model_shape.h"
+#include "parse/configs/json_settings.h"
 
 using namespace ftdiag;
 using namespace ftdiag::estimate;

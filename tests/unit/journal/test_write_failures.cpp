@@ -11,11 +11,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include "evidence/run_builder.h"
 #include "journal/console_log.h"
 #include "journal/job_directory.h"
 #include "journal/job_reader.h"
 #include "journal/journal_writer.h"
-#include "evidence/run_builder.h"
 #include "journal/write_failures.h"
 
 using namespace ftdiag;

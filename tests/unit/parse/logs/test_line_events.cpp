@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "line_event_testing.h"
-#include "parse/text/json_text_positions.h"
 #include "parse/logs/line_event_prefilter.h"
-#include "parse/text/regex_literals.h"
 #include "parse/logs/signal_text.h"
+#include "parse/text/json_text_positions.h"
+#include "parse/text/regex_literals.h"
 
 using namespace ftdiag::parse;
 using ftdiag::parse::testing::project_file;

@@ -6,9 +6,9 @@
 #include <random>
 #include <string>
 
-#include "parse/reports/environment_report.h"
 #include "environment_report_checks.h"
 #include "environment_report_fixtures.h"
+#include "parse/reports/environment_report.h"
 
 using namespace ftdiag;
 using namespace ftdiag::testing;

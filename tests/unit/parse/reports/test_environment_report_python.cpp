@@ -2,9 +2,9 @@
 // and 2.x), accelerate env, transformers env, and the same labels typed by hand.
 #include <doctest/doctest.h>
 
-#include "parse/reports/environment_report.h"
 #include "environment_report_checks.h"
 #include "environment_report_fixtures.h"
+#include "parse/reports/environment_report.h"
 
 using namespace ftdiag;
 using namespace ftdiag::testing;

@@ -2,9 +2,9 @@
 // table, nvidia-smi's table and -q, -L, pip and conda lists, free.
 #include <doctest/doctest.h>
 
-#include "parse/reports/environment_report.h"
 #include "environment_report_checks.h"
 #include "environment_report_fixtures.h"
+#include "parse/reports/environment_report.h"
 
 using namespace ftdiag;
 using namespace ftdiag::testing;
