@@ -1,4 +1,4 @@
-// Reading a journal back: simdjson (evidence::read_journal) against the
+// Reading a journal back: simdjson (journal::read_journal) against the
 // nlohmann path it replaces (std::getline + nlohmann::json::parse +
 // record_from_json) and against `wc -l`, on the same file in the same run,
 // interleaved rep by rep, so that a noisy machine slows all alike.
@@ -50,11 +50,13 @@
 #include "evidence/journal_parse.h"
 #include "evidence/records_json.h"
 #include "evidence/run_builder.h"
+#include "journal/journal_reader.h"
 
 namespace {
 
 using namespace ftdiag;
 using namespace ftdiag::evidence;
+using namespace ftdiag::journal;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 

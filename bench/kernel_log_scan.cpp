@@ -28,8 +28,8 @@
 #include <variant>
 #include <vector>
 
-#include "parse/kernel_log.h"
-#include "parse/kernel_stream.h"
+#include "parse/kernel/kernel_log.h"
+#include "parse/kernel/kernel_stream.h"
 
 namespace {
 

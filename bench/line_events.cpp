@@ -28,7 +28,7 @@
 #include <re2/re2.h>
 #include <re2/set.h>
 
-#include "parse/line_events.h"
+#include "parse/logs/line_events.h"
 
 namespace {
 

@@ -4,14 +4,14 @@
 #include <cstdint>
 #include <string_view>
 
-#include "collect/configs/brace_fragment.h"
-#include "collect/configs/config_text.h"
-#include "collect/configs/json_settings.h"
-#include "collect/configs/launch_command.h"
-#include "collect/configs/yaml_lines.h"
+#include "parse/configs/brace_fragment.h"
+#include "parse/configs/config_text.h"
+#include "parse/configs/json_settings.h"
+#include "parse/configs/launch_command.h"
+#include "parse/configs/yaml_lines.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using namespace ftdiag::collect;
+  using namespace ftdiag::parse;
   std::string_view text(reinterpret_cast<const char*>(data), size);
   // The lenient readers stop one key past the bound, never later.
   if (read_brace_fragment(text).settings.size() > kMaxJsonSettingsKeys + 1) __builtin_trap();

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string_view>
 
-#include "parse/cuda_oom_message.h"
+#include "parse/logs/cuda_oom_message.h"
 
 namespace {
 

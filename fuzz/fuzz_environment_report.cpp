@@ -4,17 +4,17 @@
 #include <cstdint>
 #include <string_view>
 
-#include "collect/reports/environment_report.h"
+#include "parse/reports/environment_report.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  const auto values = ftdiag::collect::parse_environment_report(text);
-  if (values.size() > ftdiag::collect::kMaxReportedValues) __builtin_trap();
+  const auto values = ftdiag::parse::parse_environment_report(text);
+  if (values.size() > ftdiag::parse::kMaxReportedValues) __builtin_trap();
   std::uint64_t lines = 1;
   for (char c : text) lines += c == '\n';
   for (const auto& value : values) {
     // Every value is bounded, has a key, and cites a line the text has.
-    if (value.key.empty() || value.value.size() > ftdiag::collect::kMaxReportValueBytes) __builtin_trap();
+    if (value.key.empty() || value.value.size() > ftdiag::parse::kMaxReportValueBytes) __builtin_trap();
     if (value.line == 0 || value.line > lines) __builtin_trap();
   }
   return 0;

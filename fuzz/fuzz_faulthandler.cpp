@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "parse/faulthandler.h"
+#include "parse/logs/faulthandler.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto dumps = ftdiag::parse::read_faulthandler_dumps(std::string_view(reinterpret_cast<const char*>(data), size));

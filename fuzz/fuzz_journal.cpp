@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "evidence/console_log.h"
+#include "evidence/console_lines.h"
 #include "evidence/document_json.h"
 #include "evidence/records_json.h"
 

@@ -3,13 +3,13 @@
 #include <cstdint>
 #include <string_view>
 
-#include "collect/configs/json_settings.h"
+#include "parse/configs/json_settings.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  auto settings = ftdiag::collect::flatten_json_settings(text);
+  auto settings = ftdiag::parse::flatten_json_settings(text);
   if (settings) {
-    if (settings->size() > ftdiag::collect::kMaxJsonSettingsKeys) __builtin_trap();
+    if (settings->size() > ftdiag::parse::kMaxJsonSettingsKeys) __builtin_trap();
     return 0;
   }
   // Every refusal is unparseable, and its detail is printable ASCII: it ends

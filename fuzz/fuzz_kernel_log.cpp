@@ -4,7 +4,7 @@
 #include <string_view>
 #include <variant>
 
-#include "parse/kernel_log.h"
+#include "parse/kernel/kernel_log.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "parse/kernel_log.h"
+#include "parse/kernel/kernel_log.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view message(reinterpret_cast<const char*>(data), size);

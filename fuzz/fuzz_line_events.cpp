@@ -11,7 +11,7 @@
 #include <string_view>
 #include <variant>
 
-#include "parse/line_events.h"
+#include "parse/logs/line_events.h"
 
 namespace {
 

@@ -12,9 +12,9 @@
 #include <variant>
 #include <vector>
 
-#include "evidence/log_file_scan.h"
+#include "collectors/log_file_scan.h"
 #include "evidence/phase_table.h"
-#include "parse/line_events.h"
+#include "parse/logs/line_events.h"
 
 namespace {
 
@@ -32,8 +32,8 @@ const evidence::PhaseTable& phase_table() {
   return loaded.value();
 }
 
-const evidence::LogScanner& scanner() {
-  static const evidence::LogScanner scanner(&phase_table(), &event_table());
+const collectors::LogScanner& scanner() {
+  static const collectors::LogScanner scanner(&phase_table(), &event_table());
   if (!scanner.fallback_reason().empty()) __builtin_trap();  // the shipped tables are searched at once
   return scanner;
 }
@@ -89,7 +89,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (line.text.find_first_of("\r\n") != std::string::npos) __builtin_trap();
     previous = line.line_number;
   }
-  if (log.tail.size() > evidence::LogScanner::kTailLines) __builtin_trap();
+  if (log.tail.size() > collectors::LogScanner::kTailLines) __builtin_trap();
   for (const auto& event : scanned.kernel_events) {
     if (!event.from.line || *event.from.line < 1 || *event.from.line > log.line_count) __builtin_trap();
   }

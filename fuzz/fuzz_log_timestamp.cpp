@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "parse/log_timestamp.h"
+#include "parse/logs/log_timestamp.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view line(reinterpret_cast<const char*>(data), size);

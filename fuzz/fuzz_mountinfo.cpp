@@ -3,11 +3,11 @@
 #include <cstdint>
 #include <string_view>
 
-#include "collect/host/mountinfo.h"
+#include "parse/procfs/mountinfo.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  auto mounts = ftdiag::collect::parse_mountinfo(text);
+  auto mounts = ftdiag::parse::parse_mountinfo(text);
   // Unescaping only shrinks text, so no field can outgrow the input.
   if (mounts) {
     for (const auto& m : *mounts) {

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "parse/proc_maps.h"
+#include "parse/probes/proc_maps.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

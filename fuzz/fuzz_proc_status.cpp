@@ -3,11 +3,11 @@
 #include <cstdint>
 #include <string_view>
 
-#include "collect/host/proc_status.h"
+#include "parse/procfs/proc_status.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  auto status = ftdiag::collect::parse_proc_status(text);
+  auto status = ftdiag::parse::parse_proc_status(text);
   // A pure parser's only failure is "not understood"; any other reason would
   // mean it consulted something besides its input.
   if (!status && status.missing().reason != ftdiag::MissingReason::unparseable) __builtin_trap();

@@ -7,15 +7,15 @@
 #include <string>
 #include <string_view>
 
-#include "collect/python_env/deepspeed_build.h"
-#include "collect/python_env/dist_info.h"
-#include "collect/configs/env_command.h"
-#include "collect/python_env/python_sys_path.h"
-#include "collect/python_env/runtime_libraries.h"
-#include "collect/python_env/shebang.h"
-#include "collect/python_env/torch_build.h"
+#include "parse/configs/env_command.h"
+#include "parse/python_env/deepspeed_build.h"
+#include "parse/python_env/dist_info.h"
+#include "parse/python_env/interpreter_report.h"
+#include "parse/python_env/runtime_libraries.h"
+#include "parse/python_env/shebang.h"
+#include "parse/python_env/torch_build.h"
 
-using namespace ftdiag::collect;
+using namespace ftdiag::parse;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "parse/python_traceback.h"
+#include "parse/logs/python_traceback.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

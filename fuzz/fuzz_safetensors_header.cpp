@@ -5,11 +5,11 @@
 #include <optional>
 #include <string_view>
 
-#include "collect/weights/safetensors_header.h"
+#include "parse/weights/safetensors_header.h"
 
 namespace {
 
-void check(const ftdiag::Fact<ftdiag::collect::SafetensorsHeader>& header) {
+void check(const ftdiag::Fact<ftdiag::parse::SafetensorsHeader>& header) {
   if (!header) {
     // Every refusal is unparseable, its detail printable ASCII: it ends up in
     // JSON documents, which must stay valid UTF-8.
@@ -34,8 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   // As a reader sees it with the file's size (the input is the whole file),
   // and as a caller that knows only the start.
-  check(ftdiag::collect::parse_safetensors_start(bytes, size));
-  check(ftdiag::collect::parse_safetensors_start(bytes, std::nullopt));
-  if (size >= 8) check(ftdiag::collect::parse_safetensors_header(bytes.substr(8), std::nullopt));
+  check(ftdiag::parse::parse_safetensors_start(bytes, size));
+  check(ftdiag::parse::parse_safetensors_start(bytes, std::nullopt));
+  if (size >= 8) check(ftdiag::parse::parse_safetensors_header(bytes.substr(8), std::nullopt));
   return 0;
 }

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "parse/trace_pipe_lines.h"
-#include "parse/trace_signal.h"
+#include "parse/kernel/trace_pipe_lines.h"
+#include "parse/kernel/trace_signal.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -3,13 +3,13 @@
 #include <cstdint>
 #include <string_view>
 
-#include "collect/configs/yaml_settings.h"
+#include "parse/configs/yaml_settings.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  auto settings = ftdiag::collect::flatten_yaml_settings(text);
+  auto settings = ftdiag::parse::flatten_yaml_settings(text);
   if (settings) {
-    if (settings->size() > ftdiag::collect::kMaxYamlSettingsKeys) __builtin_trap();
+    if (settings->size() > ftdiag::parse::kMaxYamlSettingsKeys) __builtin_trap();
     return 0;
   }
   // Every refusal is unparseable, and its detail is printable ASCII: it ends

@@ -6,7 +6,7 @@
 // value no framework accepts; 5: the rules failed to load.
 //
 // `--save-environment FILE` also writes what was read in environment.json's
-// form (evidence/environment_file.h): put into a run folder, `ftdiag
+// form (journal/environment_file.h): put into a run folder, `ftdiag
 // analyze` judges a later crash with it.
 #include <unistd.h>
 
@@ -22,12 +22,12 @@
 #include "cli/exit_codes.h"
 #include "cli/finite_range.h"
 #include "cli/redaction_option.h"
-#include "collect/host/host_name.h"
 #include "collect/configs/json_settings.h"
-#include "collect/configs/launch_command.h"
+#include "collect/host/host_name.h"
 #include "collect/weights/model_weights.h"
 #include "collectors/environment.h"
-#include "evidence/environment_file.h"
+#include "journal/environment_file.h"
+#include "parse/configs/launch_command.h"
 #include "report/checks_text.h"
 #include "report/report_json.h"
 
@@ -111,7 +111,7 @@ int preflight(const PreflightArguments& args) {
     if (!read) return unusable_input(read.missing().detail);
   }
   if (!args.save_environment.empty()) {
-    auto written = evidence::write_environment_file(args.save_environment, snapshot, args.redaction);
+    auto written = journal::write_environment_file(args.save_environment, snapshot, args.redaction);
     if (!written) {
       std::fprintf(stderr, "ftdiag preflight: %s\n", written.missing().detail.c_str());
       return kExitInputUnreadable;
@@ -134,7 +134,7 @@ int preflight(const PreflightArguments& args) {
   if (!args.command.empty()) {
     std::string line;
     for (const auto& word : args.command) line += (line.empty() ? "" : " ") + shell_quoted(word);
-    if (auto settings = collect::read_launch_command(line)) {
+    if (auto settings = parse::read_launch_command(line)) {
       host.configs.push_back({.from = {.collector = "preflight", .file = "the command after --"}, .kind = "launch-command",
                               .settings = std::move(*settings)});
     }

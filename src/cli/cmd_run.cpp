@@ -11,10 +11,10 @@
 #include "cli/exit_codes.h"
 #include "cli/finite_range.h"
 #include "cli/redaction_option.h"
-#include "collectors/post_mortem.h"
-#include "evidence/crash_files.h"
 #include "collectors/environment.h"
-#include "evidence/environment_file.h"
+#include "collectors/post_mortem.h"
+#include "journal/crash_files.h"
+#include "journal/environment_file.h"
 #include "report/run_summary.h"
 #include "report/verdict_text.h"
 #include "supervise/exit_mirror.h"
@@ -50,7 +50,7 @@ std::optional<evidence::EnvironmentSnapshot> record_environment(const std::vecto
   std::vector<std::string> environment;
   for (char** e = environ; e && *e; ++e) environment.emplace_back(*e);
   auto snapshot = collectors::collect_environment({.command = job, .environment = std::move(environment)});
-  auto written = supervised.dir ? evidence::write_environment_file(*supervised.dir, snapshot, redaction)
+  auto written = supervised.dir ? journal::write_environment_file(*supervised.dir, snapshot, redaction)
                                 : Fact<bool>(Missing{MissingReason::failed, "the run folder is no longer open"});
   if (!written) std::fprintf(stderr, "ftdiag: could not record the environment: %s\n", written.missing().detail.c_str());
   return snapshot;
@@ -68,7 +68,7 @@ void print_summary_and_verdict(const RunArguments& args, const supervise::Superv
   auto& run = evidence::host_named(document, job.run.started.host).runs.emplace_back(job.run);
   // The probes' files are not journal records: read them as analyze does,
   // and name their frames before the summary shows them.
-  run.crashes = evidence::read_crash_files(job.run_dir);
+  run.crashes = journal::read_crash_files(job.run_dir);
   if (snapshot) evidence::add_to_host(*snapshot, document.hosts.front());
   // Its cores and the names of the faults' and crashes' code, as analyze finds them.
   ::unsetenv("DEBUGINFOD_URLS");

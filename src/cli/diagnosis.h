@@ -10,7 +10,7 @@
 #include "base/fact.h"
 #include "evidence/document.h"
 #include "evidence/phase_table.h"
-#include "parse/line_events.h"
+#include "parse/logs/line_events.h"
 #include "rules/engine.h"
 #include "rules/rule_loader.h"
 

@@ -2,8 +2,8 @@
 
 #include <sys/stat.h>
 
-#include "evidence/job_directory.h"
-#include "evidence/job_reader.h"
+#include "journal/job_directory.h"
+#include "journal/job_reader.h"
 
 namespace ftdiag::cli {
 
@@ -31,7 +31,7 @@ std::optional<struct timespec> last_journal_change(const fs::path& job_dir) {
 
 std::optional<NewestJob> newest_job_in(const fs::path& folder) {
   std::error_code ec;
-  if (!fs::is_directory(fs::symlink_status(folder, ec)) || evidence::is_job_directory(folder)) return std::nullopt;
+  if (!fs::is_directory(fs::symlink_status(folder, ec)) || journal::is_job_directory(folder)) return std::nullopt;
   std::optional<NewestJob> found;
   std::optional<struct timespec> found_time;
   for (const auto& entry : fs::directory_iterator(folder, ec)) {

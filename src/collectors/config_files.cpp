@@ -12,10 +12,10 @@
 #include "base/read_file.h"
 #include "base/tree_reads.h"
 #include "collect/weights/checkpoint_scan.h"
-#include "collect/configs/config_text.h"
 #include "collect/weights/model_weights.h"
-#include "collect/configs/trainer_state.h"
 #include "collectors/source_host.h"
+#include "parse/configs/config_text.h"
+#include "parse/configs/trainer_state.h"
 
 namespace ftdiag::collectors {
 
@@ -35,7 +35,7 @@ bool is_known_other(const std::string& name) {
          std::find(kNames.begin(), kNames.end(), name) != kNames.end();
 }
 
-bool in_checkpoint(const fs::path& file) { return collect::checkpoint_name(file.parent_path().filename().string()).has_value(); }
+bool in_checkpoint(const fs::path& file) { return parse::checkpoint_name(file.parent_path().filename().string()).has_value(); }
 
 bool worth_reading(const fs::path& file) {
   if (!is_config_candidate(file)) return false;
@@ -60,7 +60,7 @@ std::vector<fs::path> candidates_in(const Inventory& inventory) {
 bool holds_nul(std::string_view text) { return text.substr(0, 4096).find('\0') != std::string_view::npos; }
 
 struct Candidate {
-  std::optional<collect::ConfigReading> reading;
+  std::optional<parse::ConfigReading> reading;
   std::string problem;  // why it could not be read; empty when it could
   bool denied = false;  // refused (base/tree_reads.h) or not permitted
 };
@@ -69,7 +69,7 @@ Candidate read_candidate(const TreeReads& tree, const fs::path& file, std::size_
   auto fd = tree.open_file(file);  // never a FIFO or a socket: they would block the read
   if (!fd && fd.missing().reason == MissingReason::not_present) return {};
   if (!fd) return {std::nullopt, fd.missing().detail, fd.missing().reason == MissingReason::permission_denied};
-  const std::size_t limit = file.filename() == "trainer_state.json" ? collect::kMaxTrainerStateBytes : kMaxConfigBytes;
+  const std::size_t limit = file.filename() == "trainer_state.json" ? parse::kMaxTrainerStateBytes : kMaxConfigBytes;
   struct stat st {};
   if (::fstat(fd->get(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) > limit && at_most >= limit) {
     return {std::nullopt, fmt::format("{}: skipped, {:.1f} MiB is more than the {} MiB a configuration may be", file.string(),
@@ -78,7 +78,7 @@ Candidate read_candidate(const TreeReads& tree, const fs::path& file, std::size_
   auto text = read_small_file_fd(fd->get(), file.string(), std::min(limit, at_most));
   if (!text) return {std::nullopt, text.missing().detail};
   if (holds_nul(*text)) return {};  // binary: not a configuration
-  return {collect::read_config_text(*text), {}};
+  return {parse::read_config_text(*text), {}};
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // Configurations left beside a job, post-mortem: DeepSpeed and accelerate
 // configs, LLaMA-Factory and axolotl recipes, launch scripts and commands,
 // hostfiles, trainer states and model configs, whole or pasted fragments
-// (collect/configs/config_text.h tells each by its content). Each becomes a
+// (parse/configs/config_text.h tells each by its content). Each becomes a
 // ConfigEvidence of the host: its kind and its settings as dotted keys.
 //
 // Files looked at: *.json, *.yaml, *.yml, *.sh, hostfiles, and *.txt whose

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "evidence/environment_file.h"
+#include "journal/environment_file.h"
 
 namespace ftdiag::collectors {
 

@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "collect/reports/environment_report.h"
 #include "collectors/source_host.h"
+#include "parse/reports/environment_report.h"
 
 namespace ftdiag::collectors {
 
@@ -42,7 +42,7 @@ bool EnvironmentReportsCollector::recognises(const Inventory& inventory) const {
   if (!tree) return false;
   for (const auto& file : report_candidate_files(inventory)) {
     auto text = read_text_head(*tree, file, kReportRecogniseBytes);
-    if (text && !collect::parse_environment_report(text.value()).empty()) return true;
+    if (text && !parse::parse_environment_report(text.value()).empty()) return true;
   }
   return false;
 }
@@ -67,7 +67,7 @@ evidence::CollectorReport EnvironmentReportsCollector::collect(const Inventory& 
       }
       continue;
     }
-    const auto values = collect::parse_environment_report(text.value());
+    const auto values = parse::parse_environment_report(text.value());
     if (values.empty()) continue;
     report.sources.push_back(file.string());
     auto& host = host_of_path_sources(document);

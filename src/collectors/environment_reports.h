@@ -3,7 +3,7 @@
 // conda lists, free, or a sentence about the node — in any text file under
 // PATH, recognised by its lines, never by its name (a console log may hold a
 // collect_env block). The values go to the host's `reported`, each with its
-// file and line (collect/reports/environment_report.h parses; docs/evidence.md lists
+// file and line (parse/reports/environment_report.h parses; docs/evidence.md lists
 // the keys). The facts fall back on them where the GPUs and the Python
 // installation were not probed.
 #pragma once

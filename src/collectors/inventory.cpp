@@ -11,8 +11,8 @@
 
 #include "base/ascii.h"
 #include "base/read_file.h"
-#include "collect/weights/checkpoint_scan.h"
-#include "evidence/job_directory.h"
+#include "journal/job_directory.h"
+#include "parse/weights/checkpoint_names.h"
 
 namespace ftdiag::collectors {
 
@@ -25,7 +25,7 @@ constexpr std::uint64_t kMaxNulHeadRead = std::uint64_t{16} << 20;
 // read_text_head's check for a binary file reads this much first.
 constexpr std::size_t kBinaryCheckBytes = 64 * 1024;
 
-bool is_checkpoint_folder(const std::string& name) { return collect::checkpoint_name(name).has_value(); }
+bool is_checkpoint_folder(const std::string& name) { return parse::checkpoint_name(name).has_value(); }
 
 // Whatever the entry is: a journal.jsonl that is a folder or a FIFO is a
 // damaged run folder, and the journal collector says what is wrong with it.

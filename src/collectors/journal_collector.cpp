@@ -1,8 +1,8 @@
 #include "collectors/journal_collector.h"
 
-#include "evidence/environment_file.h"
-#include "evidence/job_directory.h"
-#include "evidence/job_reader.h"
+#include "journal/environment_file.h"
+#include "journal/job_directory.h"
+#include "journal/job_reader.h"
 
 namespace ftdiag::collectors {
 
@@ -20,7 +20,7 @@ evidence::CollectorReport JournalCollector::collect(const Inventory& inventory, 
   }
   for (const auto& dir : inventory.run_folders()) {
     report.sources.push_back((dir / evidence::kJournalFileName).string());
-    auto run = evidence::read_run_directory(dir, context.phases, context.line_events);
+    auto run = journal::read_run_directory(dir, context.phases, context.line_events);
     if (!run) {
       // Kept as a run with its problem: a rank whose journal cannot be read
       // is itself worth telling.
@@ -35,10 +35,10 @@ evidence::CollectorReport JournalCollector::collect(const Inventory& inventory, 
     auto& host_evidence = evidence::host_named(document, host);
     host_evidence.runs.push_back(std::move(run).value());
     // The environment the run read as the job started (environment.json).
-    const auto environment_file = dir / evidence::kEnvironmentFileName;
+    const auto environment_file = dir / journal::kEnvironmentFileName;
     if (std::error_code ec; fs::exists(environment_file, ec)) {
       report.sources.push_back(environment_file.string());
-      if (auto snapshot = evidence::read_environment_file(environment_file)) {
+      if (auto snapshot = journal::read_environment_file(environment_file)) {
         evidence::add_to_host(snapshot.value(), host_evidence);
       } else {
         host_evidence.runs.back().journal_problems.push_back(snapshot.missing().detail);

@@ -2,7 +2,7 @@
 // job's time. Sources, first readable wins:
 //   1. files given with --kernel-log (a post-mortem on another machine);
 //   2. kernel-log files in the analyzed path (dmesg*, kern.log*, messages*,
-//      syslog*, *.kmsg), in any rendering (parse/kernel_log.h);
+//      syslog*, *.kmsg), in any rendering (parse/kernel/kernel_log.h);
 //   3. for a job directory recorded on this host since its last boot,
 //      /dev/kmsg as it is now;
 //   4. journalctl -k over the runs' time; /var/log/kern.log; /var/log/messages.

@@ -13,10 +13,10 @@
 
 #include "base/tree_reads.h"
 #include "collectors/kernel_log_collector.h"
-#include "collectors/source_host.h"
+#include "collectors/log_file_scan.h"
 #include "collectors/read_progress.h"
-#include "evidence/job_directory.h"
-#include "evidence/log_file_scan.h"
+#include "collectors/source_host.h"
+#include "journal/job_directory.h"
 
 namespace ftdiag::collectors {
 
@@ -80,7 +80,7 @@ std::optional<LogCandidate> as_log(const Inventory& inventory, std::size_t index
     if (refusals && head.missing().reason == MissingReason::permission_denied) refusals->push_back("refused: " + head.missing().detail);
     return std::nullopt;
   }
-  if (!evidence::looks_like_text(head->text)) return std::nullopt;
+  if (!collectors::looks_like_text(head->text)) return std::nullopt;
   return LogCandidate{file.path, head->nul_head};
 }
 
@@ -139,13 +139,13 @@ evidence::CollectorReport LogFilesCollector::collect(const Inventory& inventory,
     return report;
   }
   const auto files = logs_in(inventory, &problems);
-  const evidence::LogScanner scanner(context.phases, context.line_events, pattern_cache_directory());
+  const collectors::LogScanner scanner(context.phases, context.line_events, pattern_cache_directory());
   if (!scanner.fallback_reason().empty()) {
     problems.push_back("patterns read line by line (slower): " + scanner.fallback_reason());
   }
   // Files are read in parallel: a job directory of per-rank logs is read in
   // the time of its largest file when there are cores for it.
-  std::vector<Fact<evidence::ScannedLog>> scanned(files.size(), Missing{MissingReason::not_present, "not read"});
+  std::vector<Fact<collectors::ScannedLog>> scanned(files.size(), Missing{MissingReason::not_present, "not read"});
   ReadProgress progress(total_size(files));
   std::atomic<std::size_t> next{0};
   const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
@@ -157,7 +157,7 @@ evidence::CollectorReport LogFilesCollector::collect(const Inventory& inventory,
       // Opened again beneath the tree: what was judged a log is what is read.
       auto fd = tree->open_file(files[i].file);
       scanned[i] = fd ? scanner.scan_descriptor(fd->get(), files[i].file, "log-files", files[i].nul_head, &progress.bytes_read(), per_file)
-                      : Fact<evidence::ScannedLog>(fd.missing());
+                      : Fact<collectors::ScannedLog>(fd.missing());
     }
   };
   std::vector<std::thread> pool;

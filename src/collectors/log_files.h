@@ -1,7 +1,7 @@
 // Plain log files, post-mortem: whatever text a job left that ftdiag did not
 // write (a console saved with `tee`, nohup.out, a Slurm output, a pasted
 // excerpt), recognised by content, not by name. Each is read in one
-// streaming pass (evidence/log_file_scan.h) into the host's `logs`; kernel
+// streaming pass (collectors/log_file_scan.h) into the host's `logs`; kernel
 // messages found in them join the host's kernel evidence.
 //
 // Not read as logs: configs and source files (by extension; other

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "evidence/job_directory.h"
 #include "evidence/phase_table.h"
 #include "evidence/quoted_line.h"
+#include "evidence/run_file_names.h"
 
 namespace ftdiag::evidence {
 

@@ -8,9 +8,9 @@
 #include <vector>
 #include <string_view>
 
-#include "evidence/console_log.h"
+#include "evidence/console_lines.h"
 #include "evidence/document.h"
-#include "parse/line_events.h"
+#include "parse/logs/line_events.h"
 
 namespace ftdiag::evidence {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "base/fact.h"
-#include "evidence/console_log.h"
+#include "evidence/console_lines.h"
 #include "evidence/records.h"
 #include "model/environment.h"
 
@@ -307,7 +307,7 @@ struct LogLine {
 
 // A log file that was not written by ftdiag (a launcher's or trainer's
 // output, a Slurm log, a pasted console): what was recognised in it, each
-// with its line number (evidence/log_file_scan.h).
+// with its line number (collectors/log_file_scan.h).
 struct LogFileEvidence {
   Provenance from;
   std::uint64_t line_count = 0;

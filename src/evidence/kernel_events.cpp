@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include "base/units.h"
-#include "parse/x86_fault_codes.h"
-#include "parse/xid_catalog.h"
+#include "parse/kernel/x86_fault_codes.h"
+#include "parse/kernel/xid_catalog.h"
 
 namespace ftdiag::evidence {
 

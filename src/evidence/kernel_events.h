@@ -1,4 +1,4 @@
-// The kernel's log as evidence: parsed lines (parse/kernel_log.h) become
+// The kernel's log as evidence: parsed lines (parse/kernel/kernel_log.h) become
 // LogEvents with wall-clock times and the values rules read by name
 // (docs/evidence.md lists the kinds and their details).
 #pragma once
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "evidence/document.h"
-#include "parse/kernel_log.h"
-#include "parse/kernel_stream.h"
+#include "parse/kernel/kernel_log.h"
+#include "parse/kernel/kernel_stream.h"
 
 namespace ftdiag::evidence {
 

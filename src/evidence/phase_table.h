@@ -33,7 +33,7 @@ class PhaseTable {
   std::optional<std::string_view> classify(std::string_view line) const;
   const std::vector<std::string>& phases() const { return phase_names_; }
   // Every pattern in table order, and the phase each marks: for scanners
-  // that search all patterns at once (parse/multi_pattern.h) and then take
+  // that search all patterns at once (parse/text/multi_pattern.h) and then take
   // the lowest index that matched a line, as classify() does.
   const std::vector<std::string>& patterns() const { return patterns_; }
   const std::string& phase_of_pattern(std::size_t index) const { return pattern_phase_.at(index); }

@@ -138,7 +138,7 @@ struct SupervisorNote {
 
 // A record of the kernel's log, read from /dev/kmsg while the job ran, kept
 // as the kernel wrote it ("prio,seq,usec,flags;message", escapes and all):
-// the run builder parses it (parse/kernel_log.h), so a better parser later
+// the run builder parses it (parse/kernel/kernel_log.h), so a better parser later
 // reads old journals better too.
 struct KernelLogged {
   double time = 0;     // when ftdiag read it

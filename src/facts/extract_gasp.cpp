@@ -6,7 +6,7 @@
 #include "base/units.h"
 #include "facts/extract.h"
 #include "facts/stack_text.h"
-#include "parse/faulthandler.h"
+#include "parse/logs/faulthandler.h"
 
 namespace ftdiag::facts {
 

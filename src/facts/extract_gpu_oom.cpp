@@ -14,9 +14,9 @@
 #include "facts/extract.h"
 #include "facts/gpu_oom_phase.h"
 #include "facts/gpu_oom_sites.h"
-#include "parse/cuda_oom_message.h"
-#include "parse/python_traceback.h"
-#include "parse/training_progress.h"
+#include "parse/logs/cuda_oom_message.h"
+#include "parse/logs/python_traceback.h"
+#include "parse/logs/training_progress.h"
 
 namespace ftdiag::facts {
 

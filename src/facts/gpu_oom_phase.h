@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "parse/python_traceback.h"
+#include "parse/logs/python_traceback.h"
 
 namespace ftdiag::facts {
 

@@ -89,7 +89,7 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"log.container_exit_code", integer, none, "a container's exit code a runtime printed (137: killed by SIGKILL)"},
 
     // A CUDA out-of-memory error as PyTorch's caching allocator printed it (the first such
-    // line it worded in full), and what the process was doing (parse/cuda_oom_message.h).
+    // line it worded in full), and what the process was doing (parse/logs/cuda_oom_message.h).
     {"gpu_oom.requested_bytes", integer, bytes, "the allocation that failed (\"Tried to allocate X\")"},
     {"gpu_oom.gpu", integer, none, "the GPU it failed on, as the process numbers its devices"},
     {"gpu_oom.total_bytes", integer, bytes, "that GPU's total memory, as the message printed it"},

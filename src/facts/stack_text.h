@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "evidence/document.h"
-#include "parse/faulthandler.h"
+#include "parse/logs/faulthandler.h"
 
 namespace ftdiag::facts {
 

@@ -7,7 +7,7 @@
 #include "base/units.h"
 #include "evidence/exit_status.h"
 #include "facts/stack_text.h"
-#include "parse/faulthandler.h"
+#include "parse/logs/faulthandler.h"
 
 namespace ftdiag::report {
 

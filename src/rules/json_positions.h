@@ -1,13 +1,13 @@
 // Where each value of a rule file starts, by JSON pointer, so rule-loading
 // errors can say "rules/oom.json:14:9": the parse layer's scan
-// (parse/json_text_positions.h), under the names the rule loader uses.
+// (parse/text/json_text_positions.h), under the names the rule loader uses.
 #pragma once
 
 #include <map>
 #include <string>
 #include <string_view>
 
-#include "parse/json_text_positions.h"
+#include "parse/text/json_text_positions.h"
 
 namespace ftdiag::rules {
 

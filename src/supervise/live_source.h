@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "base/fact.h"
-#include "evidence/console_log.h"
-#include "evidence/job_directory.h"
+#include "journal/console_log.h"
+#include "journal/job_directory.h"
 #include "evidence/records.h"
 #include "supervise/supervisor.h"
 
@@ -79,11 +79,11 @@ class SupervisedRun {
   virtual const SupervisorOptions& options() const = 0;
   // The run record, complete once the job has started (pids, boot time).
   virtual const evidence::RunStarted& started() const = 0;
-  virtual const evidence::RunDirectory& run_directory() const = 0;
+  virtual const journal::RunDirectory& run_directory() const = 0;
   virtual EventLoop& loop() = 0;
   virtual ProcessTracker& tracker() = 0;
   virtual MemorySampler& sampler() = 0;
-  virtual evidence::ConsoleLogWriter& console() = 0;
+  virtual journal::ConsoleLogWriter& console() = 0;
 
   virtual void record(const evidence::JournalRecord& record) = 0;
   // Written and synced at once: ftdiag itself may be killed next.

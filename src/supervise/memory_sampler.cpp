@@ -22,7 +22,7 @@ Fact<Bytes> field(const std::optional<std::uint64_t>& value, const char* what) {
   return Missing{MissingReason::not_present, std::string(what) + " not reported by this kernel"};
 }
 
-Fact<Bytes> field(const Fact<collect::MemInfo>& info, std::optional<std::uint64_t> collect::MemInfo::*member,
+Fact<Bytes> field(const Fact<parse::MemInfo>& info, std::optional<std::uint64_t> parse::MemInfo::*member,
                   const char* what) {
   if (!info) return info.missing();
   return field(info.value().*member, what);
@@ -30,7 +30,7 @@ Fact<Bytes> field(const Fact<collect::MemInfo>& info, std::optional<std::uint64_
 
 evidence::NodeMemory node_memory(const collect::SystemRoots& roots) {
   auto info = collect::read_meminfo(roots);
-  using M = collect::MemInfo;
+  using M = parse::MemInfo;
   return {field(info, &M::mem_total, "MemTotal"), field(info, &M::mem_available, "MemAvailable"),
           field(info, &M::swap_total, "SwapTotal"), field(info, &M::swap_free, "SwapFree"),
           field(info, &M::shmem, "Shmem")};

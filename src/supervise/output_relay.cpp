@@ -20,7 +20,7 @@ OutputRelay::OutputRelay(UniqueFd tee, pid_t relay_pid, evidence::ConsoleStream 
   ::fcntl(source_.get(), F_SETPIPE_SZ, kPipeBytes);
 }
 
-bool OutputRelay::pump(evidence::ConsoleLogWriter& log, double now) {
+bool OutputRelay::pump(journal::ConsoleLogWriter& log, double now) {
   std::size_t moved = 0;
   while (source_.valid() && moved < kBytesPerPump) {
     ssize_t n = ::read(source_.get(), buffer_.get(), kBufferBytes);

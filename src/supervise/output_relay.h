@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "base/unique_fd.h"
-#include "evidence/console_log.h"
+#include "journal/console_log.h"
 
 namespace ftdiag::supervise {
 
@@ -22,7 +22,7 @@ class OutputRelay {
 
   // Logs what can be read now. Returns false once the tee is finished: end
   // of file, the relay process has read the end of the job's output.
-  bool pump(evidence::ConsoleLogWriter& log, double now);
+  bool pump(journal::ConsoleLogWriter& log, double now);
 
   int source_fd() const { return source_.get(); }
   bool is_open() const { return source_.valid(); }

@@ -11,7 +11,7 @@
 
 namespace ftdiag::supervise {
 
-Fact<ProbeSocket> ProbeSocket::open(const evidence::RunDirectory& run) {
+Fact<ProbeSocket> ProbeSocket::open(const journal::RunDirectory& run) {
   const auto path = std::filesystem::absolute(run.path() / kFileName);
   if (path.string().size() >= sizeof(sockaddr_un::sun_path)) {
     return Missing{MissingReason::unsupported, "the run folder's path is too long for a unix socket (" +

@@ -10,7 +10,7 @@
 
 #include "base/fact.h"
 #include "base/unique_fd.h"
-#include "evidence/job_directory.h"
+#include "journal/job_directory.h"
 
 namespace ftdiag::supervise {
 
@@ -23,7 +23,7 @@ class ProbeSocket {
   // swapped for a link since it was made redirects nothing), mode 0600
   // whatever the umask: only the job's user may send. The socket's name is
   // removed when the ProbeSocket is destroyed: it holds nothing afterwards.
-  static Fact<ProbeSocket> open(const evidence::RunDirectory& run);
+  static Fact<ProbeSocket> open(const journal::RunDirectory& run);
 
   ProbeSocket(ProbeSocket&&) noexcept = default;
   ProbeSocket& operator=(ProbeSocket&&) noexcept = default;

@@ -13,7 +13,7 @@
 
 #include "base/read_file.h"
 #include "base/unique_fd.h"
-#include "parse/trace_pipe_lines.h"
+#include "parse/kernel/trace_pipe_lines.h"
 #include "supervise/trace_instance_cleaner.h"
 
 namespace ftdiag::supervise {

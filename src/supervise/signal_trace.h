@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "base/fact.h"
-#include "parse/trace_signal.h"
+#include "parse/kernel/trace_signal.h"
 #include "supervise/tracefs.h"
 
 namespace ftdiag::supervise {

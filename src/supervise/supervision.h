@@ -14,11 +14,11 @@
 #include <variant>
 #include <vector>
 
-#include "evidence/background_sync.h"
-#include "evidence/console_log.h"
+#include "journal/background_sync.h"
+#include "journal/console_log.h"
 #include "evidence/console_summary.h"
-#include "evidence/job_directory.h"
-#include "evidence/journal_writer.h"
+#include "journal/job_directory.h"
+#include "journal/journal_writer.h"
 #include "evidence/run_builder.h"
 #include "supervise/event_loop.h"
 #include "supervise/inherited_signals.h"
@@ -34,8 +34,8 @@ namespace ftdiag::supervise {
 // the epoll loop.
 class Supervision final : public SupervisedRun {
  public:
-  Supervision(const SupervisorOptions& options, evidence::RunDirectory dir, evidence::JournalWriter journal,
-              evidence::ConsoleLogWriter console)
+  Supervision(const SupervisorOptions& options, journal::RunDirectory dir, journal::JournalWriter journal,
+              journal::ConsoleLogWriter console)
       : options_(options),
         inherited_(InheritedSignals::capture()),
         dir_(std::move(dir)),
@@ -51,11 +51,11 @@ class Supervision final : public SupervisedRun {
   // SupervisedRun: what the live sources may use.
   const SupervisorOptions& options() const override { return options_; }
   const evidence::RunStarted& started() const override { return started_; }
-  const evidence::RunDirectory& run_directory() const override { return dir_; }
+  const journal::RunDirectory& run_directory() const override { return dir_; }
   EventLoop& loop() override { return *loop_; }
   ProcessTracker& tracker() override { return tracker_; }
   MemorySampler& sampler() override { return sampler_; }
-  evidence::ConsoleLogWriter& console() override { return console_; }
+  journal::ConsoleLogWriter& console() override { return console_; }
   void record(const evidence::JournalRecord& record) override { journal_.append(record); }
   void record_durable(const evidence::JournalRecord& record) override { journal_.append_durable(record); }
   void note(std::string text) override;
@@ -87,9 +87,9 @@ class Supervision final : public SupervisedRun {
   // The signal state ftdiag started with, for the job (spawn.h) and for the
   // choice of signals to forward (signal_policy.h). Captured first.
   InheritedSignals inherited_;
-  evidence::RunDirectory dir_;
-  evidence::JournalWriter journal_;
-  evidence::ConsoleLogWriter console_;
+  journal::RunDirectory dir_;
+  journal::JournalWriter journal_;
+  journal::ConsoleLogWriter console_;
   evidence::ConsoleSummary console_summary_;  // fed each console line as it is logged
   ProcessTracker tracker_;
   MemorySampler sampler_;
@@ -98,7 +98,7 @@ class Supervision final : public SupervisedRun {
   // Every journaled record is folded here as it is written, so the verdict
   // at the end needs no read-back of the journal.
   evidence::RunBuilder live_;
-  std::unique_ptr<evidence::BackgroundSync> syncer_;  // started once the job is forked
+  std::unique_ptr<journal::BackgroundSync> syncer_;  // started once the job is forked
 
   std::optional<EventLoop> loop_;
   std::vector<std::unique_ptr<LiveSource>> sources_;  // in the order of live_sources.cpp

@@ -108,7 +108,7 @@ void Supervision::terminal_resized() {
 void Supervision::start_syncer() {
   // The only thread ftdiag starts, after every fork (fork_safety.h).
   try {
-    syncer_ = std::make_unique<evidence::BackgroundSync>(std::vector{journal_.sync_target(), console_.sync_target()});
+    syncer_ = std::make_unique<journal::BackgroundSync>(std::vector{journal_.sync_target(), console_.sync_target()});
     syncer_->request();
   } catch (const std::system_error& e) {
     // The records still reach the page cache at once, so they survive

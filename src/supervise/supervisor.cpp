@@ -107,8 +107,8 @@ std::variant<SupervisedJob, SupervisorFailure> Supervision::run() {
 std::variant<SupervisedJob, SupervisorFailure> supervise(const SupervisorOptions& options) {
   const std::string host = host_name();
   const auto rank = rank_from_environment();
-  const auto job_dir = options.job_dir.empty() ? evidence::default_job_directory(host, ::getpid()) : options.job_dir;
-  auto dir = evidence::RunDirectory::create(job_dir, evidence::run_folder_name(host, rank, ::getpid()));
+  const auto job_dir = options.job_dir.empty() ? journal::default_job_directory(host, ::getpid()) : options.job_dir;
+  auto dir = journal::RunDirectory::create(job_dir, journal::run_folder_name(host, rank, ::getpid()));
   if (!dir) return SupervisorFailure{kExitCannotSupervise, "ftdiag: cannot create the job directory: " + dir.missing().detail, {}};
   auto journal = dir->create_file(evidence::kJournalFileName);
   auto console = dir->create_file(evidence::kConsoleFileName);
@@ -117,11 +117,11 @@ std::variant<SupervisedJob, SupervisorFailure> supervise(const SupervisorOptions
     return SupervisorFailure{kExitCannotSupervise, "ftdiag: cannot create the journal: " + why.detail, dir->path()};
   }
   // A full disk must never disturb the job: the writers record it and say it once, here.
-  auto failures = std::make_shared<evidence::WriteFailures>(dir->fd(), [](std::string_view m) { fmt::print(stderr, "ftdiag: {}\n", m); });
-  evidence::JournalWriter journal_writer(std::move(journal).value(), failures);
+  auto failures = std::make_shared<journal::WriteFailures>(dir->fd(), [](std::string_view m) { fmt::print(stderr, "ftdiag: {}\n", m); });
+  journal::JournalWriter journal_writer(std::move(journal).value(), failures);
   if (!options.redact) journal_writer.write_values_as_given();
   Supervision supervision(options, std::move(dir).value(), std::move(journal_writer),
-                          evidence::ConsoleLogWriter(std::move(console).value(), failures));
+                          journal::ConsoleLogWriter(std::move(console).value(), failures));
   return supervision.run();
 }
 

@@ -1,5 +1,5 @@
 // `ftdiag run`: starts the job, stays out of its way, and records its whole
-// life and death in a run directory (evidence/job_directory.h).
+// life and death in a run directory (journal/job_directory.h).
 #pragma once
 
 #include <filesystem>
@@ -12,8 +12,8 @@
 #include "evidence/document.h"
 #include "evidence/phase_table.h"
 #include "evidence/exit_status.h"
-#include "evidence/job_directory.h"
-#include "parse/line_events.h"
+#include "journal/job_directory.h"
+#include "parse/logs/line_events.h"
 
 namespace ftdiag::supervise {
 
@@ -50,7 +50,7 @@ struct SupervisedJob {
   std::filesystem::path run_dir;
   // The run folder held open: what is written after the job (environment.json)
   // goes into the folder the journal is in, whatever became of its path.
-  std::optional<evidence::RunDirectory> dir;
+  std::optional<journal::RunDirectory> dir;
   evidence::RunEvidence run;  // what the journal holds, folded as it was written
 };
 

@@ -17,10 +17,10 @@
 
 #include <doctest/doctest.h>
 
-#include "skip.h"
 #include "integration/harness.h"
 #include "integration/kernel_log.h"
-#include "parse/crash_record.h"
+#include "parse/probes/crash_record.h"
+#include "skip.h"
 
 namespace ftdiag::itest {
 namespace {
@@ -164,7 +164,7 @@ void crash(ProbedCrash& c, const std::vector<std::string>& argv, int signal) {
   CHECK(!r.maps.empty());
   REQUIRE(!r.frames.empty());
   CHECK(r.frames_end == std::to_string(r.frames.size()) + (r.frames.size() == 256 ? " truncated" : " complete"));
-  // ftdiag's own reader (src/parse/crash_record.h) takes it whole.
+  // ftdiag's own reader (src/parse/probes/crash_record.h) takes it whole.
   auto parsed = parse::parse_crash_record(read_text(expected));
   REQUIRE(parsed);
   CHECK(parsed->whole);

@@ -237,13 +237,13 @@ TEST_CASE("gpu_probe: --watch prints the inventory, then samples") {
   CHECK(result.ending == HelperResult::Ending::timed_out);
   const auto lines = lines_of(result.output);
   REQUIRE(lines.size() >= 3);
-  const auto inventory = collect::parse_gpu_inventory(lines[0]);
+  const auto inventory = parse::parse_gpu_inventory(lines[0]);
   REQUIRE(inventory);
   CHECK(inventory->devices.size() == 2);
   double previous = 0;
   for (std::size_t i = 1; i < lines.size(); ++i) {
     CAPTURE(lines[i]);
-    const auto sample = collect::parse_gpu_sample_line(lines[i]);
+    const auto sample = parse::parse_gpu_sample_line(lines[i]);
     REQUIRE(sample);
     CHECK(sample->time > previous);
     previous = sample->time;

@@ -95,7 +95,7 @@ model::GpuInventory probe_gpus(const GpuProbeRequest& request) {
     return inventory;
   }
   auto parsed = result.output_truncated ? Fact<model::GpuInventory>(Missing{MissingReason::unparseable, "too long"})
-                                        : parse_gpu_inventory(result.output);
+                                        : parse::parse_gpu_inventory(result.output);
   if (!parsed) {
     inventory.probed = Missing{MissingReason::unparseable,
                                "the GPU probe's output is not an inventory: " + parsed.missing().detail};

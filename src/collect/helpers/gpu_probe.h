@@ -10,8 +10,8 @@
 #include <optional>
 #include <string>
 
-#include "collect/helpers/gpu_probe_output.h"
 #include "model/environment.h"
+#include "parse/probes/gpu_probe_output.h"
 
 namespace ftdiag::collect {
 

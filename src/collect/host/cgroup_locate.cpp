@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "base/read_file.h"
+#include "base/text.h"
 #include "collect/host/cgroup_v1.h"
 #include "collect/host/cgroup_v2.h"
 #include "collect/host/mountinfo.h"
 #include "collect/host/proc_cgroup.h"
-#include "collect/host/text_scan.h"
 
 namespace ftdiag::collect {
 namespace {
@@ -39,7 +39,7 @@ std::optional<std::string> below_mount_root(const std::string& cgroup_path,
 // The cgroup's directory under the first mount (of those accepted) that shows it.
 template <class Accept>
 std::optional<std::filesystem::path> directory_for(const SystemRoots& roots,
-                                                   const std::vector<MountEntry>& mounts,
+                                                   const std::vector<parse::MountEntry>& mounts,
                                                    const std::string& cgroup_path, Accept accept) {
   for (const auto& mount : mounts) {
     if (!accept(mount)) continue;
@@ -61,12 +61,12 @@ Located make_backend(std::filesystem::path directory, const std::string& cgroup_
   return std::unique_ptr<MemoryCgroup>(std::make_unique<Backend>(std::move(directory), cgroup_path));
 }
 
-std::optional<Located> locate_v1(const SystemRoots& roots, const std::vector<CgroupMembership>& groups,
-                                 const std::vector<MountEntry>& mounts) {
+std::optional<Located> locate_v1(const SystemRoots& roots, const std::vector<parse::CgroupMembership>& groups,
+                                 const std::vector<parse::MountEntry>& mounts) {
   for (const auto& group : groups) {
     if (std::find(group.controllers.begin(), group.controllers.end(), "memory") ==
         group.controllers.end()) continue;
-    auto directory = directory_for(roots, mounts, group.path, [](const MountEntry& m) {
+    auto directory = directory_for(roots, mounts, group.path, [](const parse::MountEntry& m) {
       return m.fs_type == "cgroup" && has_token(m.super_options, ',', "memory");
     });
     if (directory) return make_backend<CgroupV1Memory>(*directory, group.path);
@@ -74,11 +74,11 @@ std::optional<Located> locate_v1(const SystemRoots& roots, const std::vector<Cgr
   return std::nullopt;
 }
 
-std::optional<Located> locate_v2(const SystemRoots& roots, const std::vector<CgroupMembership>& groups,
-                                 const std::vector<MountEntry>& mounts) {
+std::optional<Located> locate_v2(const SystemRoots& roots, const std::vector<parse::CgroupMembership>& groups,
+                                 const std::vector<parse::MountEntry>& mounts) {
   // cgroup.controllers at the mount root lists what this (namespace) root may
   // use; on a hybrid host the cgroup2 mount usually has no memory there.
-  auto has_memory = [&](const MountEntry& m) {
+  auto has_memory = [&](const parse::MountEntry& m) {
     if (m.fs_type != "cgroup2") return false;
     auto controllers = read_small_file(roots.path(m.mount_point) / "cgroup.controllers", 4096);
     return controllers && has_token(*controllers, ' ', "memory");
@@ -92,7 +92,7 @@ std::optional<Located> locate_v2(const SystemRoots& roots, const std::vector<Cgr
   return std::nullopt;
 }
 
-std::string describe(const std::vector<CgroupMembership>& groups) {
+std::string describe(const std::vector<parse::CgroupMembership>& groups) {
   std::vector<std::string> lines;
   for (const auto& g : groups) {
     lines.push_back(fmt::format("{}:{}:{}", g.hierarchy_id, fmt::join(g.controllers, ","), g.path));

@@ -1,6 +1,5 @@
 #include "collect/host/cgroup_owner.h"
 
-#include <charconv>
 #include <optional>
 #include <string>
 
@@ -8,6 +7,7 @@
 
 #include "collect/host/proc_stat.h"
 #include "collect/read_parsed.h"
+#include "parse/procfs/cgroup_files.h"
 
 namespace ftdiag::collect {
 
@@ -38,7 +38,7 @@ std::string describe_process(const SystemRoots& roots, int pid) {
 }
 
 Fact<std::optional<std::string>> outsider_in_one(const SystemRoots& roots, const std::filesystem::path& dir, int root_pid) {
-  auto pids = read_parsed(dir / "cgroup.procs", kMaxProcsBytes, parse_cgroup_procs);
+  auto pids = read_parsed(dir / "cgroup.procs", kMaxProcsBytes, parse::parse_cgroup_procs);
   if (!pids) return pids.missing();
   for (int pid : *pids) {
     if (!in_tree(roots, pid, root_pid)) return std::optional<std::string>(describe_process(roots, pid));
@@ -47,23 +47,6 @@ Fact<std::optional<std::string>> outsider_in_one(const SystemRoots& roots, const
 }
 
 }  // namespace
-
-Fact<std::vector<int>> parse_cgroup_procs(std::string_view text) {
-  std::vector<int> pids;
-  while (!text.empty()) {
-    const auto end = text.find('\n');
-    const auto line = text.substr(0, end);
-    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
-    if (line.empty()) continue;
-    int pid = 0;
-    auto [stop, error] = std::from_chars(line.data(), line.data() + line.size(), pid);
-    if (error != std::errc() || stop != line.data() + line.size() || pid <= 0) {
-      return Missing{MissingReason::unparseable, "a line that is not a pid"};
-    }
-    pids.push_back(pid);
-  }
-  return pids;
-}
 
 Fact<std::optional<std::string>> first_process_outside_tree(const SystemRoots& roots, const std::filesystem::path& cgroup_dir,
                                                             int root_pid) {

@@ -14,10 +14,6 @@
 
 namespace ftdiag::collect {
 
-// The pids of a cgroup.procs file: one decimal number per line. Pure.
-// Missing(unparseable) for a line that is not one.
-Fact<std::vector<int>> parse_cgroup_procs(std::string_view text);
-
 // True when every process in `cgroup_dir` and in the cgroups below it is
 // `root_pid` or descends from it (its parent chain in roots' /proc reaches
 // root_pid): nothing else is charged to the cgroup, so its counters are the

@@ -1,7 +1,7 @@
 #include "collect/host/cgroup_read.h"
 
-#include "collect/host/cgroup_files.h"
 #include "collect/read_parsed.h"
+#include "parse/procfs/cgroup_files.h"
 
 namespace ftdiag::collect {
 namespace {
@@ -17,16 +17,16 @@ std::filesystem::path file_in(const std::filesystem::path& directory, std::strin
 }  // namespace
 
 Fact<std::uint64_t> read_cgroup_u64(const std::filesystem::path& directory, std::string_view name) {
-  return read_parsed(file_in(directory, name), kMaxControlFileBytes, parse_u64);
+  return read_parsed(file_in(directory, name), kMaxControlFileBytes, parse::parse_u64);
 }
 
 Fact<std::optional<std::uint64_t>> read_cgroup_limit(const std::filesystem::path& directory,
                                                      std::string_view name) {
-  return read_parsed(file_in(directory, name), kMaxControlFileBytes, parse_u64_or_max);
+  return read_parsed(file_in(directory, name), kMaxControlFileBytes, parse::parse_u64_or_max);
 }
 
 Fact<FlatKeyed> read_cgroup_keyed(const std::filesystem::path& directory, std::string_view name) {
-  return read_parsed(file_in(directory, name), kMaxControlFileBytes, parse_flat_keyed);
+  return read_parsed(file_in(directory, name), kMaxControlFileBytes, parse::parse_flat_keyed);
 }
 
 Fact<std::uint64_t> pick(const Fact<FlatKeyed>& values, std::initializer_list<std::string_view> keys,

@@ -6,8 +6,8 @@
 #include <cerrno>
 #include <utility>
 
-#include "collect/host/cgroup_files.h"
 #include "collect/host/cgroup_read.h"
+#include "parse/procfs/cgroup_files.h"
 
 namespace ftdiag::collect {
 namespace {
@@ -52,7 +52,7 @@ Fact<std::uint64_t> CgroupV2Memory::read_peak() const {
   char text[kMaxPeakBytes];
   const ssize_t n = ::pread(peak_fd_.get(), text, sizeof text, 0);
   if (n < 0) return missing_from_errno(errno, "read " + (directory() / "memory.peak").string());
-  auto parsed = parse_u64(std::string_view(text, static_cast<std::size_t>(n)));
+  auto parsed = parse::parse_u64(std::string_view(text, static_cast<std::size_t>(n)));
   if (!parsed) return Missing{parsed.missing().reason, (directory() / "memory.peak").string() + ": " + parsed.missing().detail};
   return parsed;
 }

@@ -1,36 +1,14 @@
-// /proc/meminfo: machine-wide memory (proc(5), fs/proc/meminfo.c).
+// /proc/meminfo: machine-wide memory (proc(5), fs/proc/meminfo.c), read
+// through the roots and parsed by parse/procfs/meminfo.h.
 #pragma once
-
-#include <cstdint>
-#include <optional>
-#include <string_view>
 
 #include "base/fact.h"
 #include "collect/system_roots.h"
+#include "parse/procfs/meminfo.h"
 
 namespace ftdiag::collect {
 
-// All bytes (converted from kB = KiB). A field is absent when its line is
-// missing (MemAvailable needs 3.14) or its value does not fit 64 bits.
-struct MemInfo {
-  std::optional<std::uint64_t> mem_total;
-  std::optional<std::uint64_t> mem_free;
-  std::optional<std::uint64_t> mem_available;
-  std::optional<std::uint64_t> buffers;
-  std::optional<std::uint64_t> cached;
-  std::optional<std::uint64_t> shmem;         // includes /dev/shm and other tmpfs pages
-  std::optional<std::uint64_t> swap_total;
-  std::optional<std::uint64_t> swap_free;
-  std::optional<std::uint64_t> commit_limit;
-  std::optional<std::uint64_t> committed_as;
-
-  bool operator==(const MemInfo&) const = default;
-};
-
-// Pure. Missing(unparseable) only when not one "Key: value" line is valid.
-Fact<MemInfo> parse_meminfo(std::string_view text);
-
 // Reads roots.path("/proc/meminfo").
-Fact<MemInfo> read_meminfo(const SystemRoots& roots);
+Fact<parse::MemInfo> read_meminfo(const SystemRoots& roots);
 
 }  // namespace ftdiag::collect

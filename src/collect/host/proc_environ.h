@@ -1,23 +1,16 @@
 // /proc/PID/environ: the variables that say a process's place in a
-// distributed job (RANK, LOCAL_RANK, WORLD_SIZE, ...), and only those: an
-// environment holds secrets (tokens, keys) that must never reach evidence.
+// distributed job, read through the roots and kept by
+// parse/procfs/proc_environ.h (only those: an environment holds secrets).
 #pragma once
 
 #include <map>
 #include <string>
-#include <string_view>
 
 #include "base/fact.h"
 #include "collect/system_roots.h"
+#include "parse/procfs/proc_environ.h"
 
 namespace ftdiag::collect {
-
-// The variables kept (docs/evidence.md lists them).
-bool is_role_variable(std::string_view name);
-
-// Pure and total: NUL-separated NAME=VALUE entries; only role variables are
-// kept, values cut at 256 bytes.
-std::map<std::string, std::string> parse_role_environment(std::string_view text);
 
 // Reads /proc/PID/environ (at most 256 KiB). Reading another user's process
 // needs ptrace access: Missing then, with the reason.

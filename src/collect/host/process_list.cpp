@@ -6,7 +6,7 @@
 #include <set>
 #include <system_error>
 
-#include "collect/host/text_scan.h"
+#include "base/text.h"
 
 namespace ftdiag::collect {
 
@@ -26,15 +26,15 @@ Fact<std::vector<int>> list_pids(const SystemRoots& roots) {
   return pids;
 }
 
-std::vector<ProcStat> find_descendants(const SystemRoots& roots, int ancestor) {
+std::vector<parse::ProcStat> find_descendants(const SystemRoots& roots, int ancestor) {
   auto pids = list_pids(roots);
   if (!pids) return {};
-  std::map<int, std::vector<ProcStat>> children;  // by ppid; pids ascending within
+  std::map<int, std::vector<parse::ProcStat>> children;  // by ppid; pids ascending within
   for (int pid : *pids) {
     auto stat = read_proc_stat(roots, pid);
     if (stat) children[stat->ppid].push_back(std::move(*stat));
   }
-  std::vector<ProcStat> out;
+  std::vector<parse::ProcStat> out;
   std::set<int> seen{ancestor};  // guards against a ppid cycle in a corrupt tree
   std::deque<int> queue{ancestor};
   while (!queue.empty()) {

@@ -18,6 +18,6 @@ Fact<std::vector<int>> list_pids(const SystemRoots& roots);
 // each; processes that vanish or cannot be read mid-scan are skipped
 // silently, and an unreadable /proc yields {}. The snapshot is not atomic: a
 // process forked during the scan may be missed.
-std::vector<ProcStat> find_descendants(const SystemRoots& roots, int ancestor);
+std::vector<parse::ProcStat> find_descendants(const SystemRoots& roots, int ancestor);
 
 }  // namespace ftdiag::collect

@@ -19,7 +19,7 @@
 #include "collect/host/mountinfo.h"
 #include "collect/host/oom_daemons.h"
 #include "collect/read_parsed.h"
-#include "collect/host/text_scan.h"
+#include "parse/procfs/sysctl.h"
 
 namespace ftdiag::collect {
 namespace {
@@ -29,7 +29,7 @@ using Limit = Fact<std::optional<Bytes>>;
 
 // ---- /proc/meminfo
 
-Fact<Bytes> meminfo_field(const Fact<MemInfo>& info, std::optional<std::uint64_t> MemInfo::*field,
+Fact<Bytes> meminfo_field(const Fact<parse::MemInfo>& info, std::optional<std::uint64_t> parse::MemInfo::*field,
                           const char* key, const char* why_absent) {
   if (!info) return info.missing();
   if (const auto& value = (*info).*field) return *value;
@@ -38,9 +38,9 @@ Fact<Bytes> meminfo_field(const Fact<MemInfo>& info, std::optional<std::uint64_t
 
 void read_memory(const SystemRoots& roots, model::SystemSettings& s) {
   const auto info = read_meminfo(roots);
-  s.mem_total = meminfo_field(info, &MemInfo::mem_total, "MemTotal", "unexpected on any kernel");
-  s.mem_available = meminfo_field(info, &MemInfo::mem_available, "MemAvailable", "needs Linux 3.14+");
-  s.swap_total = meminfo_field(info, &MemInfo::swap_total, "SwapTotal", "a kernel built without swap");
+  s.mem_total = meminfo_field(info, &parse::MemInfo::mem_total, "MemTotal", "unexpected on any kernel");
+  s.mem_available = meminfo_field(info, &parse::MemInfo::mem_available, "MemAvailable", "needs Linux 3.14+");
+  s.swap_total = meminfo_field(info, &parse::MemInfo::swap_total, "SwapTotal", "a kernel built without swap");
 }
 
 // ---- the memory cgroup's effective limit
@@ -152,16 +152,6 @@ Fact<model::ResourceLimit> resource_limit(int resource, const char* name) {
 
 // ---- the kernel's log and core dumps
 
-Fact<int> parse_int_setting(std::string_view text) {
-  if (auto value = text::to_int(text::trim(text))) return *value;
-  return Missing{MissingReason::unparseable, fmt::format("expected a number, got {} bytes", text.size())};
-}
-
-Fact<std::string> parse_core_pattern(std::string_view text) {
-  if (text.ends_with('\n')) text.remove_suffix(1);  // only the newline the kernel adds: spaces may matter
-  return std::string(text);
-}
-
 // Opening is the check: the kernel refuses the open itself (devkmsg_open ->
 // check_syslog_permissions) when dmesg_restrict is 1 and CAP_SYSLOG is missing.
 Fact<bool> kernel_log_readable(const SystemRoots& roots) {
@@ -178,8 +168,8 @@ Fact<bool> kernel_log_readable(const SystemRoots& roots) {
 
 void read_kernel_settings(const SystemRoots& roots, model::SystemSettings& s) {
   constexpr std::size_t kMaxSettingBytes = 4096;  // core_pattern is at most 128 bytes (CORENAME_MAX_SIZE)
-  s.dmesg_restrict = read_parsed(roots.path("/proc/sys/kernel/dmesg_restrict"), kMaxSettingBytes, parse_int_setting);
-  s.core_pattern = read_parsed(roots.path("/proc/sys/kernel/core_pattern"), kMaxSettingBytes, parse_core_pattern);
+  s.dmesg_restrict = read_parsed(roots.path("/proc/sys/kernel/dmesg_restrict"), kMaxSettingBytes, parse::parse_sysctl_int);
+  s.core_pattern = read_parsed(roots.path("/proc/sys/kernel/core_pattern"), kMaxSettingBytes, parse::parse_core_pattern);
   s.kernel_log_readable = kernel_log_readable(roots);
 }
 

@@ -2,9 +2,9 @@
 
 #include <set>
 
-#include "collect/python_env/python_files.h"
-#include "collect/python_env/runtime_libraries.h"
 #include "base/text.h"
+#include "collect/python_env/python_files.h"
+#include "parse/python_env/runtime_libraries.h"
 
 namespace ftdiag::collect {
 namespace {
@@ -24,7 +24,7 @@ model::LibraryPathEntry read_entry(const std::string& directory, std::vector<std
                        " entries: only the first were read");
   }
   for (const auto& name : listing->names) {  // sorted already
-    if (names_cuda_or_torch_runtime(name)) entry.provides.push_back(name);
+    if (parse::names_cuda_or_torch_runtime(name)) entry.provides.push_back(name);
   }
   return entry;
 }

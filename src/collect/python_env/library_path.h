@@ -1,8 +1,9 @@
 // LD_LIBRARY_PATH as the job would see it: for each directory, in order,
-// the CUDA and torch runtime libraries it holds (runtime_libraries.h). The
-// dynamic loader searches these before a library's RUNPATH, so a
-// libcudart.so.12 here is found before the one a wheel ships. This only
-// records; whether it shadows anything is judged from the facts.
+// the CUDA and torch runtime libraries it holds
+// (parse/python_env/runtime_libraries.h). The dynamic loader searches these
+// before a library's RUNPATH, so a libcudart.so.12 here is found before the
+// one a wheel ships. This only records; whether it shadows anything is
+// judged from the facts.
 #pragma once
 
 #include <string>

@@ -8,8 +8,8 @@
 
 #include "collect/python_env/elf_needed.h"
 #include "collect/python_env/python_files.h"
-#include "collect/python_env/python_package_catalogue.h"
-#include "collect/python_env/runtime_libraries.h"
+#include "parse/python_env/python_package_catalogue.h"
+#include "parse/python_env/runtime_libraries.h"
 
 namespace ftdiag::collect {
 namespace {
@@ -37,19 +37,19 @@ class LibraryWalk {
     }
   }
 
-  void package(const model::PythonPackage& package, const CataloguedPackage& catalogued) {
+  void package(const model::PythonPackage& package, const parse::CataloguedPackage& catalogued) {
     package_ = std::string(catalogued.import_dir);
     const std::filesystem::path location(package.location);
     for (const auto& place : catalogued.libraries) visit_place(location, place);
   }
 
  private:
-  void visit_place(const std::filesystem::path& location, const LibraryPlace& place) {
+  void visit_place(const std::filesystem::path& location, const parse::LibraryPlace& place) {
     switch (place.kind) {
-      case LibraryPlace::Kind::folder: folder(location / place.text, 0, false); break;
-      case LibraryPlace::Kind::tree: folder(location / place.text, 0, true); break;
-      case LibraryPlace::Kind::top_files: top_level(location, place.text, false); break;
-      case LibraryPlace::Kind::top_trees: top_level(location, place.text, true); break;
+      case parse::LibraryPlace::Kind::folder: folder(location / place.text, 0, false); break;
+      case parse::LibraryPlace::Kind::tree: folder(location / place.text, 0, true); break;
+      case parse::LibraryPlace::Kind::top_files: top_level(location, place.text, false); break;
+      case parse::LibraryPlace::Kind::top_trees: top_level(location, place.text, true); break;
     }
   }
 
@@ -101,7 +101,7 @@ class LibraryWalk {
     }
     model::NativeLibrary library{path.string(), package_, {}};
     for (auto& name : *needed) {
-      if (names_cuda_or_torch_runtime(name)) library.needed.push_back(std::move(name));
+      if (parse::names_cuda_or_torch_runtime(name)) library.needed.push_back(std::move(name));
     }
     if (!library.needed.empty()) found_.libraries.push_back(std::move(library));
   }
@@ -136,7 +136,7 @@ FoundLibraries find_native_libraries(std::span<const model::PythonPackage> packa
   FoundLibraries found;
   LibraryWalk walk(found);
   for (const auto& package : packages) {
-    const CataloguedPackage* catalogued = catalogued_package(package.name);
+    const parse::CataloguedPackage* catalogued = parse::catalogued_package(package.name);
     if (catalogued != nullptr && !catalogued->libraries.empty()) walk.package(package, *catalogued);
   }
   walk.finish();

@@ -1,7 +1,7 @@
 // The native libraries of the packages found (python_packages.h) that link
-// a CUDA or torch runtime (runtime_libraries.h), with those DT_NEEDED
+// a CUDA or torch runtime (parse/python_env/runtime_libraries.h), with those DT_NEEDED
 // entries (elf_needed.h). Where each package keeps its libraries is the
-// catalogue's (python_package_catalogue.h).
+// catalogue's (parse/python_env/python_package_catalogue.h).
 #pragma once
 
 #include <span>

@@ -1,12 +1,11 @@
 #include "collect/python_env/package_builds.h"
 
 #include <algorithm>
-#include <optional>
 
-#include "collect/python_env/deepspeed_build.h"
 #include "collect/python_env/python_files.h"
-#include "base/text.h"
-#include "collect/python_env/torch_build.h"
+#include "parse/python_env/bitsandbytes_build.h"
+#include "parse/python_env/deepspeed_build.h"
+#include "parse/python_env/torch_build.h"
 
 namespace ftdiag::collect {
 namespace {
@@ -22,7 +21,7 @@ std::string unreadable(const std::filesystem::path& path, const Missing& why) {
 void read_torch(const std::filesystem::path& package_dir, PackageBuild& result) {
   const auto path = package_dir / "version.py";
   auto text = read_regular_file(path, kMaxVersionPy);
-  auto torch = text ? parse_torch_version_py(*text) : Fact<TorchBuild>(text.missing());
+  auto torch = text ? parse::parse_torch_version_py(*text) : Fact<parse::TorchBuild>(text.missing());
   if (!torch) {
     result.problems.push_back(unreadable(path, torch.missing()));
     return;
@@ -34,7 +33,7 @@ void read_torch(const std::filesystem::path& package_dir, PackageBuild& result) 
 void read_deepspeed(const std::filesystem::path& package_dir, PackageBuild& result) {
   const auto path = package_dir / "git_version_info_installed.py";
   auto text = read_regular_file(path, kMaxDeepSpeedInfo);
-  auto deepspeed = text ? parse_deepspeed_build_info(*text) : Fact<DeepSpeedBuild>(text.missing());
+  auto deepspeed = text ? parse::parse_deepspeed_build_info(*text) : Fact<parse::DeepSpeedBuild>(text.missing());
   if (!deepspeed) {
     result.problems.push_back(unreadable(path, deepspeed.missing()));
     return;
@@ -49,35 +48,14 @@ void read_bitsandbytes(const std::filesystem::path& package_dir, PackageBuild& r
     result.problems.push_back(unreadable(package_dir, listing.missing()));
     return;
   }
-  result.build["cuda_libraries"] = bitsandbytes_cuda_libraries(listing->names);
+  result.build["cuda_libraries"] = parse::bitsandbytes_cuda_libraries(listing->names);
   const auto& names = listing->names;
   if (std::find(names.begin(), names.end(), "libbitsandbytes_cpu.so") != names.end()) {
     result.build["cpu_library"] = "true";
   }
 }
 
-// "libbitsandbytes_cuda121_nocublaslt.so" -> 121
-std::optional<std::uint64_t> bitsandbytes_cuda_digits(std::string_view name) {
-  static constexpr std::string_view kPrefix = "libbitsandbytes_cuda";
-  if (!name.starts_with(kPrefix) || !name.ends_with(".so")) return std::nullopt;
-  name.remove_prefix(kPrefix.size());
-  const auto end = name.find_first_not_of("0123456789");
-  return text::to_u64(name.substr(0, end));
-}
-
 }  // namespace
-
-std::string bitsandbytes_cuda_libraries(std::span<const std::string> file_names) {
-  std::vector<std::uint64_t> versions;
-  for (const auto& name : file_names) {
-    if (auto digits = bitsandbytes_cuda_digits(name)) versions.push_back(*digits);
-  }
-  std::sort(versions.begin(), versions.end());
-  versions.erase(std::unique(versions.begin(), versions.end()), versions.end());
-  std::string joined;
-  for (auto version : versions) joined += (joined.empty() ? "" : ",") + std::to_string(version);
-  return joined;
-}
 
 PackageBuild read_package_build(std::string_view name, const std::filesystem::path& package_dir) {
   PackageBuild result;

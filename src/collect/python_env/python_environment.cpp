@@ -4,12 +4,12 @@
 
 #include <string_view>
 
-#include "collect/configs/env_command.h"
 #include "collect/python_env/library_path.h"
 #include "collect/python_env/native_libraries.h"
 #include "collect/python_env/python_interpreter.h"
 #include "collect/python_env/python_packages.h"
 #include "collect/python_env/python_sys_path.h"
+#include "parse/configs/env_command.h"
 
 extern char** environ;  // NOLINT: POSIX declares it nowhere
 
@@ -55,7 +55,7 @@ model::PythonEnvironment read_python_environment(const PythonEnvironmentRequest&
 
   auto resolution = resolve_python_interpreter(InterpreterSearch{
       request.command, request.interpreter,
-      variable(environment, "PATH").value_or(std::string(kDefaultSearchPath))});
+      variable(environment, "PATH").value_or(std::string(parse::kDefaultSearchPath))});
   append(python.problems, resolution.problems);
   if (!resolution.interpreter) {
     python.read = resolution.interpreter.missing();

@@ -4,10 +4,10 @@
 
 #include <span>
 
-#include "collect/configs/env_command.h"
-#include "collect/python_env/python_files.h"
-#include "collect/python_env/shebang.h"
 #include "base/text.h"
+#include "collect/python_env/python_files.h"
+#include "parse/configs/env_command.h"
+#include "parse/python_env/shebang.h"
 
 namespace ftdiag::collect {
 namespace {
@@ -25,8 +25,8 @@ struct Launch {
 };
 
 Launch without_env(std::vector<std::string> words, std::string search_path) {
-  if (words.empty() || command_basename(words.front()) != "env") return {std::move(words), std::move(search_path)};
-  EnvCommand env = strip_env(std::span<const std::string>(words).subspan(1));
+  if (words.empty() || parse::command_basename(words.front()) != "env") return {std::move(words), std::move(search_path)};
+  parse::EnvCommand env = parse::strip_env(std::span<const std::string>(words).subspan(1));
   return {std::move(env.command), env.search_path.value_or(std::move(search_path))};
 }
 
@@ -39,12 +39,12 @@ class Resolver {
     const Launch launch = without_env(search_.command, search_.search_path);
     if (launch.words.empty()) return give_up("the command names no program after env");
     const std::string& program = launch.words.front();
-    const std::string_view name = command_basename(program);
-    if (is_python_name(name)) {
+    const std::string_view name = parse::command_basename(program);
+    if (parse::is_python_name(name)) {
       if (auto path = find_executable(program, launch.search_path)) return FoundInterpreter{*path, "the command"};
       return give_up("the command's " + program + " is not an executable on its PATH");
     }
-    if (is_shell_name(name)) {
+    if (parse::is_shell_name(name)) {
       return give_up("the command runs a shell (" + std::string(name) + "), whose Python cannot be known beforehand");
     }
     auto script = find_executable(program, launch.search_path);
@@ -61,26 +61,26 @@ class Resolver {
   std::optional<FoundInterpreter> from_script(const std::string& script, const std::string& search_path) {
     auto head = read_regular_file(script, kScriptHead);
     if (!head) return give_up("could not read " + script + ": " + head.missing().detail);
-    auto shebang = parse_shebang(*head);
+    auto shebang = parse::parse_shebang(*head);
     if (!shebang) return give_up(script + " is not a script (it has no #! line)");
-    const std::string_view runner = command_basename(shebang->program);
+    const std::string_view runner = parse::command_basename(shebang->program);
     const std::string found_by = "the shebang of " + script;
-    if (is_python_name(runner)) return existing(shebang->program, found_by);
+    if (parse::is_python_name(runner)) return existing(shebang->program, found_by);
     if (runner == "env") return from_env_shebang(*shebang, search_path, found_by);
-    if (is_shell_name(runner)) {
-      if (auto program = parse_exec_line(*head)) return existing(*program, "the exec line of " + script);
+    if (parse::is_shell_name(runner)) {
+      if (auto program = parse::parse_exec_line(*head)) return existing(*program, "the exec line of " + script);
     }
     return give_up(script + " runs with " + shebang->program + ", not Python");
   }
 
   // `#!/usr/bin/env python3`: the kernel hands env the rest of the line as
   // one word, which env splits only after -S.
-  std::optional<FoundInterpreter> from_env_shebang(const Shebang& shebang, const std::string& search_path,
+  std::optional<FoundInterpreter> from_env_shebang(const parse::Shebang& shebang, const std::string& search_path,
                                                    const std::string& found_by) {
     std::vector<std::string> words{shebang.program};
     if (!shebang.argument.empty()) words.push_back(shebang.argument);
     const Launch launch = without_env(std::move(words), search_path);
-    if (launch.words.empty() || !is_python_name(command_basename(launch.words.front()))) {
+    if (launch.words.empty() || !parse::is_python_name(parse::command_basename(launch.words.front()))) {
       return give_up(found_by + " (" + shebang.program + " " + shebang.argument + ") does not run Python");
     }
     auto path = find_executable(launch.words.front(), launch.search_path);

@@ -5,8 +5,8 @@
 
 #include "collect/python_env/package_builds.h"
 #include "collect/python_env/python_files.h"
-#include "collect/python_env/python_package_catalogue.h"
 #include "collect/python_env/site_directory.h"
+#include "parse/python_env/python_package_catalogue.h"
 
 namespace ftdiag::collect {
 namespace {
@@ -37,18 +37,18 @@ Sightings scan_sys_path(std::span<const std::string> sys_path, std::vector<std::
   return by_name;
 }
 
-bool counts_for_import(const CataloguedPackage& catalogued, const Located& located) {
+bool counts_for_import(const parse::CataloguedPackage& catalogued, const Located& located) {
   return catalogued.import_dir.empty() || located.sighting.has_import_dir;
 }
 
-std::filesystem::path import_folder(const CataloguedPackage& catalogued, const Located& located) {
+std::filesystem::path import_folder(const parse::CataloguedPackage& catalogued, const Located& located) {
   return std::filesystem::path(located.directory) / std::string(catalogued.import_dir);
 }
 
 // The version a copy states: torch's own version.py first (what
 // torch.__version__ says; Debian's has no dist-info version to match), else
 // its metadata, else its build file's (DeepSpeed's version=).
-std::string stated_version(const CataloguedPackage& catalogued, const Located& located, const PackageBuild& build) {
+std::string stated_version(const parse::CataloguedPackage& catalogued, const Located& located, const PackageBuild& build) {
   const auto& metadata = located.sighting.metadata;
   if (catalogued.name == "torch" && !build.version.empty()) return build.version;
   if (metadata) return metadata->version;
@@ -62,7 +62,7 @@ std::string first_metadata_version(const std::vector<Located>& copies) {
   return {};
 }
 
-PackageBuild read_build(const CataloguedPackage& catalogued, const Located& located) {
+PackageBuild read_build(const parse::CataloguedPackage& catalogued, const Located& located) {
   if (!located.sighting.has_import_dir) return {};
   return read_package_build(catalogued.name, import_folder(catalogued, located));
 }
@@ -71,7 +71,7 @@ std::string describe(const std::string& name, const std::string& version, const 
   return name + " " + (version.empty() ? "(version unknown)" : version) + " in " + directory;
 }
 
-void note_shadowed(const CataloguedPackage& catalogued, const std::vector<Located>& copies,
+void note_shadowed(const parse::CataloguedPackage& catalogued, const std::vector<Located>& copies,
                    const Located& winner, const model::PythonPackage& package,
                    std::vector<std::string>& problems) {
   for (const auto& copy : copies) {
@@ -82,7 +82,7 @@ void note_shadowed(const CataloguedPackage& catalogued, const std::vector<Locate
   }
 }
 
-model::PythonPackage choose(const CataloguedPackage& catalogued, const std::string& name,
+model::PythonPackage choose(const parse::CataloguedPackage& catalogued, const std::string& name,
                             const std::vector<Located>& copies, std::vector<std::string>& problems) {
   const Located* winner = &copies.front();
   for (const auto& copy : copies) {
@@ -110,7 +110,7 @@ FoundPackages find_python_packages(std::span<const std::string> sys_path) {
   FoundPackages found;
   const Sightings by_name = scan_sys_path(sys_path, found.problems);
   for (const auto& [name, copies] : by_name) {
-    const CataloguedPackage* catalogued = catalogued_package(name);
+    const parse::CataloguedPackage* catalogued = parse::catalogued_package(name);
     if (catalogued == nullptr || copies.empty()) continue;
     found.packages.push_back(choose(*catalogued, name, copies, found.problems));
   }

@@ -1,5 +1,6 @@
-// The packages that decide how a training job runs (python_package_catalogue.h),
-// found on an interpreter's sys.path from files alone — nothing is imported.
+// The packages that decide how a training job runs
+// (parse/python_env/python_package_catalogue.h), found on an interpreter's
+// sys.path from files alone — nothing is imported.
 //
 // Python's rule decides which copy counts: `import torch` loads the first
 // sys.path directory holding torch/__init__.py, and importlib.metadata

@@ -1,14 +1,10 @@
 #include "collect/python_env/python_sys_path.h"
 
-#include <nlohmann/json.hpp>
-
-#include "collect/helpers/helper_program.h"
 #include "base/text.h"
+#include "collect/helpers/helper_program.h"
 
 namespace ftdiag::collect {
 namespace {
-
-constexpr std::string_view kMarker = "ftdiag-python-report ";
 
 // Run with -S, then site's path-building steps by hand (what site.main()
 // does, less sitecustomize and usercustomize): the path is the job's, .pth
@@ -18,7 +14,8 @@ constexpr std::string_view kMarker = "ftdiag-python-report ";
 // Python 3 (any version): paths that are not valid UTF-8 (surrogate-escaped
 // bytes) would make json.dumps write lone surrogates, which no JSON reader
 // accepts; they are turned into U+FFFD instead. A leading newline puts the
-// report on a line of its own whatever a site hook printed without one.
+// report on a line of its own whatever a site hook printed without one; the
+// line starts with parse::kInterpreterReportMarker.
 constexpr const char* kScript =
     "import json, os, sys\n"
     "if sys.path and sys.path[0] == '':\n"
@@ -53,11 +50,6 @@ std::string quoted(const std::string& word) {
   return out + "'";
 }
 
-std::string string_or_empty(const nlohmann::json& object, const char* key) {
-  auto found = object.find(key);
-  return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
-}
-
 // The last line of stderr: where Python puts the exception that ended it.
 std::string last_error_line(const std::string& errors) {
   const auto lines = text::lines(errors);
@@ -90,27 +82,6 @@ std::vector<std::string> interpreter_report_command(const std::string& interpret
   return {interpreter, "-B", "-S", "-c", kScript};
 }
 
-Fact<InterpreterReport> parse_interpreter_report(std::string_view output) {
-  std::string_view line;
-  for (std::string_view candidate : text::lines(output)) {
-    if (candidate.starts_with(kMarker)) line = candidate.substr(kMarker.size());
-  }
-  if (line.empty()) return Missing{MissingReason::unparseable, "no report line in the interpreter's output"};
-  // No exceptions: a parse error is a discarded value, and every access below checks the type first.
-  const auto json = nlohmann::json::parse(line, nullptr, false);
-  if (!json.is_object()) return Missing{MissingReason::unparseable, "the interpreter's report is not a JSON object"};
-  auto path = json.find("path");
-  InterpreterReport report{string_or_empty(json, "version"), string_or_empty(json, "executable"),
-                           string_or_empty(json, "prefix"), {}};
-  if (report.version.empty() || path == json.end() || !path->is_array()) {
-    return Missing{MissingReason::unparseable, "the interpreter's report has no version or no path list"};
-  }
-  for (const auto& entry : *path) {
-    if (entry.is_string() && !entry.get_ref<const std::string&>().empty()) report.sys_path.push_back(entry.get<std::string>());
-  }
-  return report;
-}
-
 InterpreterQuery ask_interpreter(const std::string& interpreter,
                                  const std::optional<std::vector<std::string>>& environment,
                                  std::chrono::milliseconds deadline) {
@@ -126,7 +97,7 @@ InterpreterQuery ask_interpreter(const std::string& interpreter,
     query.report = failure(interpreter, result);
     return query;
   }
-  query.report = parse_interpreter_report(result.output);
+  query.report = parse::parse_interpreter_report(result.output);
   if (!query.report) {
     query.report = Missing{MissingReason::unparseable, interpreter + ": " + query.report.missing().detail};
   }

@@ -2,41 +2,27 @@
 // sys.path — from a few lines of Python that import nothing but json, os
 // and sys (never torch: importing it would load CUDA, take seconds, and may
 // crash the very way the job does). Run with the job's environment, so
-// PYTHONPATH, PYTHONHOME and a virtual environment count as they will.
+// PYTHONPATH, PYTHONHOME and a virtual environment count as they will. Its
+// answer is parsed by parse/python_env/interpreter_report.h.
 #pragma once
 
 #include <chrono>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "base/fact.h"
+#include "parse/python_env/interpreter_report.h"
 
 namespace ftdiag::collect {
-
-// The interpreter's answer. The script prints one line,
-// "ftdiag-python-report {json}", after whatever site hooks printed before it.
-struct InterpreterReport {
-  std::string version;     // "3.11.2": sys.version_info's first three
-  std::string executable;  // sys.executable
-  std::string prefix;      // sys.prefix
-  // sys.path without the entry for the current directory that `-c` puts
-  // first: the job's first entry is its script's folder instead.
-  std::vector<std::string> sys_path;
-};
 
 // The program's argv: {interpreter, "-B", "-c", script}. -B keeps the
 // interpreter from writing bytecode; nothing else changes how it starts.
 std::vector<std::string> interpreter_report_command(const std::string& interpreter);
 
-// Pure and total: the last report line of the output. Missing (unparseable)
-// when there is none, or its JSON lacks a string version or a list path.
-Fact<InterpreterReport> parse_interpreter_report(std::string_view output);
-
 struct InterpreterQuery {
   std::string command;  // the argv in words, shell-quoted, for the record
-  Fact<InterpreterReport> report = Missing{};
+  Fact<parse::InterpreterReport> report = Missing{};
 };
 
 // Runs the interpreter (collect/helpers/helper_program.h) with `environment`

@@ -3,7 +3,7 @@
 #include <map>
 
 #include "collect/python_env/python_files.h"
-#include "collect/python_env/python_package_catalogue.h"
+#include "parse/python_env/python_package_catalogue.h"
 
 namespace ftdiag::collect {
 namespace {
@@ -13,24 +13,24 @@ constexpr std::size_t kMaxMetadataBytes = 1 << 20;
 
 // dist-info keeps METADATA; an egg-info is a folder with PKG-INFO or, from
 // older setuptools, the PKG-INFO file itself.
-std::filesystem::path metadata_file(const std::filesystem::path& entry, DistributionEntry::Kind kind) {
-  if (kind == DistributionEntry::Kind::dist_info) return entry / "METADATA";
+std::filesystem::path metadata_file(const std::filesystem::path& entry, parse::DistributionEntry::Kind kind) {
+  if (kind == parse::DistributionEntry::Kind::dist_info) return entry / "METADATA";
   return path_is_directory(entry) ? entry / "PKG-INFO" : entry;
 }
 
-DistributionMetadata read_metadata(const std::filesystem::path& entry, const DistributionEntry& parsed,
+parse::DistributionMetadata read_metadata(const std::filesystem::path& entry, const parse::DistributionEntry& parsed,
                                    std::vector<std::string>& problems) {
   const auto file = metadata_file(entry, parsed.kind);
   auto text = read_regular_file(file, kMaxMetadataBytes);
-  auto metadata = text ? parse_distribution_metadata(*text) : Fact<DistributionMetadata>(text.missing());
+  auto metadata = text ? parse::parse_distribution_metadata(*text) : Fact<parse::DistributionMetadata>(text.missing());
   if (metadata) return *metadata;
   problems.push_back("could not read " + file.string() + " (" + metadata.missing().detail +
                      "): used the version in the folder's name, '" + parsed.version + "'");
-  return DistributionMetadata{parsed.name, parsed.version};
+  return parse::DistributionMetadata{parsed.name, parsed.version};
 }
 
 bool is_import_dir_of_catalogued(const std::string& name, std::string* package) {
-  for (const auto& catalogued : catalogued_import_packages()) {
+  for (const auto& catalogued : parse::catalogued_import_packages()) {
     if (catalogued.import_dir == name) {
       *package = std::string(catalogued.name);
       return true;
@@ -41,11 +41,11 @@ bool is_import_dir_of_catalogued(const std::string& name, std::string* package) 
 
 void note_metadata(const std::filesystem::path& directory, const std::string& entry_name,
                    std::map<std::string, PackageSighting>& seen, std::vector<std::string>& problems) {
-  auto parsed = parse_distribution_entry(entry_name);
-  if (!parsed || catalogued_package(parsed->name) == nullptr) return;
+  auto parsed = parse::parse_distribution_entry(entry_name);
+  if (!parsed || parse::catalogued_package(parsed->name) == nullptr) return;
   auto& sighting = seen[parsed->name];
   sighting.name = parsed->name;
-  DistributionMetadata metadata = read_metadata(directory / entry_name, *parsed, problems);
+  parse::DistributionMetadata metadata = read_metadata(directory / entry_name, *parsed, problems);
   if (sighting.metadata) {
     // A leftover of an interrupted upgrade: importlib.metadata may report either.
     problems.push_back(parsed->name + " is recorded twice in " + directory.string() + ": " +

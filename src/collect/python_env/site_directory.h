@@ -1,6 +1,7 @@
 // One directory of sys.path (a site-packages, a PYTHONPATH entry), and the
-// catalogued packages (python_package_catalogue.h) it holds: their recorded
-// metadata (dist-info, egg-info) and their import folders.
+// catalogued packages (parse/python_env/python_package_catalogue.h) it
+// holds: their recorded metadata (dist-info, egg-info) and their import
+// folders.
 #pragma once
 
 #include <filesystem>
@@ -8,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "collect/python_env/dist_info.h"
+#include "parse/python_env/dist_info.h"
 
 namespace ftdiag::collect {
 
 // A catalogued package seen in one directory.
 struct PackageSighting {
   std::string name;  // normalised distribution name
-  std::optional<DistributionMetadata> metadata;  // what its dist-info/egg-info says
+  std::optional<parse::DistributionMetadata> metadata;  // what its dist-info/egg-info says
   bool has_import_dir = false;                   // NAME/__init__.py is there: `import` would load it
 };
 

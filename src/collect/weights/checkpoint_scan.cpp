@@ -14,6 +14,7 @@
 #include "base/read_file.h"
 #include "base/text.h"
 #include "collect/weights/weight_files.h"
+#include "parse/weights/checkpoint_names.h"
 
 namespace ftdiag::collect {
 namespace {
@@ -85,14 +86,6 @@ void check_files(const Listing& listing, std::vector<Problem>& problems) {
   }
 }
 
-// "zero_pp_rank_3_mp_rank_00_optim_states.pt" -> 3.
-std::optional<std::uint64_t> zero_rank(std::string_view name) {
-  const auto at = name.find("zero_pp_rank_");
-  if (at == std::string_view::npos) return std::nullopt;
-  name.remove_prefix(at + 13);
-  return text::to_u64(name.substr(0, name.find('_')));
-}
-
 std::string missing_ranks(const std::set<std::uint64_t>& ranks) {
   std::vector<std::uint64_t> gaps;
   for (std::uint64_t r = 0; !ranks.empty() && r < *ranks.rbegin() && gaps.size() < 8; ++r) {
@@ -112,9 +105,9 @@ void check_deepspeed(const Listing& listing, const std::string& prefix, std::uin
     const std::string name = file.path.filename().string();
     if (name.ends_with("_model_states.pt")) {
       model_states = true;
-      if (auto rank = zero_rank(name)) model_ranks.insert(*rank);
+      if (auto rank = parse::zero_rank(name)) model_ranks.insert(*rank);
     } else if (name.ends_with("_optim_states.pt")) {
-      if (auto rank = zero_rank(name)) optim_ranks.insert(*rank);
+      if (auto rank = parse::zero_rank(name)) optim_ranks.insert(*rank);
     }
   }
   const std::string where = prefix.empty() ? std::string("the folder") : prefix.substr(0, prefix.size() - 1);
@@ -133,8 +126,8 @@ void check_deepspeed(const Listing& listing, const std::string& prefix, std::uin
                         fmt::format("no `latest` beside {} ({}): DeepSpeed writes it once every rank saved", where, tag.missing().detail)});
     return;
   }
-  const auto named = checkpoint_name(text::trim(*tag));
-  if (named && named->layout == CheckpointLayout::deepspeed && named->step < step) {
+  const auto named = parse::checkpoint_name(text::trim(*tag));
+  if (named && named->layout == parse::CheckpointLayout::deepspeed && named->step < step) {
     problems.push_back({MissingReason::not_present,
                         fmt::format("`latest` names {}, not global_step{}: the save did not finish", text::trim(*tag), step)});
   }
@@ -174,7 +167,7 @@ void check_hf_trainer(const Listing& listing, std::uint64_t step, const fs::path
   }
   for (const auto& tag : deepspeed_tags) {
     weights = true;
-    const auto named = checkpoint_name(tag);
+    const auto named = parse::checkpoint_name(tag);
     check_deepspeed(listing, tag + "/", named ? named->step : step, folder / "latest", problems);
   }
   if (!weights) {
@@ -196,31 +189,10 @@ Fact<bool> completeness(const std::vector<Problem>& problems) {
   return Missing{truncated ? MissingReason::unparseable : MissingReason::not_present, detail};
 }
 
-std::optional<std::uint64_t> step_after(std::string_view name, std::string_view prefix) {
-  if (!name.starts_with(prefix)) return std::nullopt;
-  return text::to_u64(name.substr(prefix.size()));
-}
-
 }  // namespace
 
-std::string_view to_string(CheckpointLayout layout) {
-  switch (layout) {
-    case CheckpointLayout::hf_trainer: return "hf-trainer";
-    case CheckpointLayout::deepspeed: return "deepspeed";
-    case CheckpointLayout::trainer_temporary: return "tmp-checkpoint";
-  }
-  return "unknown";
-}
-
-std::optional<CheckpointName> checkpoint_name(std::string_view folder_name) {
-  if (auto step = step_after(folder_name, "checkpoint-")) return CheckpointName{CheckpointLayout::hf_trainer, *step};
-  if (auto step = step_after(folder_name, "tmp-checkpoint-")) return CheckpointName{CheckpointLayout::trainer_temporary, *step};
-  if (auto step = step_after(folder_name, "global_step")) return CheckpointName{CheckpointLayout::deepspeed, *step};
-  return std::nullopt;
-}
-
 std::optional<CheckpointScan> scan_checkpoint(const fs::path& folder) {
-  const auto name = checkpoint_name(folder.filename().string());
+  const auto name = parse::checkpoint_name(folder.filename().string());
   if (!name) return std::nullopt;
   CheckpointScan scan{.layout = name->layout, .step = name->step};
   const auto listing = list_files(folder);
@@ -234,13 +206,13 @@ std::optional<CheckpointScan> scan_checkpoint(const fs::path& folder) {
     return scan;
   }
   std::vector<Problem> problems;
-  if (name->layout == CheckpointLayout::trainer_temporary) {
+  if (name->layout == parse::CheckpointLayout::trainer_temporary) {
     problems.push_back({MissingReason::not_present,
                         fmt::format("tmp-checkpoint-{}: the Trainer renames it to checkpoint-{} only once the save finished", name->step, name->step)});
   }
   check_files(listing, problems);
-  if (name->layout == CheckpointLayout::hf_trainer) check_hf_trainer(listing, name->step, folder, problems);
-  if (name->layout == CheckpointLayout::deepspeed) check_deepspeed(listing, "", name->step, folder.parent_path() / "latest", problems);
+  if (name->layout == parse::CheckpointLayout::hf_trainer) check_hf_trainer(listing, name->step, folder, problems);
+  if (name->layout == parse::CheckpointLayout::deepspeed) check_deepspeed(listing, "", name->step, folder.parent_path() / "latest", problems);
   scan.complete = completeness(problems);
   return scan;
 }

@@ -25,28 +25,16 @@
 #include <string_view>
 
 #include "base/fact.h"
+#include "parse/weights/checkpoint_names.h"
 
 namespace ftdiag::collect {
-
-enum class CheckpointLayout { hf_trainer, deepspeed, trainer_temporary };
-
-std::string_view to_string(CheckpointLayout layout);  // "hf-trainer", "deepspeed", "tmp-checkpoint"
-
-struct CheckpointName {
-  CheckpointLayout layout;
-  std::uint64_t step = 0;
-};
-
-// Pure: "checkpoint-500", "global_step500", "tmp-checkpoint-500"; nullopt for
-// any other name.
-std::optional<CheckpointName> checkpoint_name(std::string_view folder_name);
 
 // Bounds of one scan: a checkpoint holds tens of files, a few levels deep.
 inline constexpr int kMaxCheckpointDepth = 3;
 inline constexpr std::uint64_t kMaxCheckpointFiles = 100000;
 
 struct CheckpointScan {
-  CheckpointLayout layout = CheckpointLayout::hf_trainer;
+  parse::CheckpointLayout layout = parse::CheckpointLayout::hf_trainer;
   std::uint64_t step = 0;
   std::uint64_t files = 0;
   std::uint64_t bytes = 0;

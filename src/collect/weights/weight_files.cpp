@@ -8,8 +8,10 @@
 #include <cstring>
 
 #include <fmt/format.h>
+
 #include "base/unique_fd.h"
-#include "collect/weights/safetensors_header.h"
+#include "parse/weights/safetensors_header.h"
+#include "parse/weights/zip_end_record.h"
 
 namespace ftdiag::collect {
 namespace {
@@ -38,17 +40,17 @@ std::string named(const std::string& name, const std::string& detail) {
 }
 
 // The header checked as the safetensors library checks it before loading
-// (safetensors_header.h), and the file's length against where the last
+// (parse/weights/safetensors_header.h), and the file's length against where the last
 // tensor ends.
 std::optional<std::string> safetensors_problem(int fd, const fs::path& path, std::uint64_t size) {
   const std::string name = path.filename().string();
-  auto prefix = read_at(fd, 0, std::min<std::uint64_t>(size, kSafetensorsLengthBytes));
+  auto prefix = read_at(fd, 0, std::min<std::uint64_t>(size, parse::kSafetensorsLengthBytes));
   if (!prefix) return named(name, prefix.missing().detail);
-  auto length = parse_safetensors_length(*prefix, size);
+  auto length = parse::parse_safetensors_length(*prefix, size);
   if (!length) return named(name, length.missing().detail);
-  auto text = read_at(fd, kSafetensorsLengthBytes, *length);
+  auto text = read_at(fd, parse::kSafetensorsLengthBytes, *length);
   if (!text) return named(name, text.missing().detail);
-  auto header = parse_safetensors_header(*text, size - kSafetensorsLengthBytes - *length);
+  auto header = parse::parse_safetensors_header(*text, size - parse::kSafetensorsLengthBytes - *length);
   if (!header) return named(name, header.missing().detail);
   return std::nullopt;
 }
@@ -61,15 +63,11 @@ std::optional<std::string> torch_zip_problem(int fd, const fs::path& path, std::
   const std::uint64_t tail_bytes = std::min(size, kZipTailBytes);
   auto tail = read_at(fd, size - tail_bytes, tail_bytes);
   if (!tail) return fmt::format("{}: {}", name, tail.missing().detail);
-  if (!zip_tail_has_end_record(*tail)) return fmt::format("{} is truncated: torch.save's archive has no end record", name);
+  if (!parse::zip_tail_has_end_record(*tail)) return fmt::format("{} is truncated: torch.save's archive has no end record", name);
   return std::nullopt;
 }
 
 }  // namespace
-
-bool zip_tail_has_end_record(std::string_view tail) {
-  return tail.rfind(std::string_view("PK\x05\x06", 4)) != std::string_view::npos;
-}
 
 std::optional<std::string> weight_file_problem(const fs::path& path, std::uint64_t size) {
   const std::string name = path.filename().string();

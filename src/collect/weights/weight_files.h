@@ -4,11 +4,12 @@
 //   *.safetensors   8 bytes (little-endian header length) + a JSON header
 //                   whose data_offsets say where the last tensor ends: a
 //                   file shorter than 8 + header + that end was cut. The
-//                   header is checked by safetensors_header.h, as the
-//                   library checks it before loading.
+//                   header is checked by parse/weights/safetensors_header.h,
+//                   as the library checks it before loading.
 //   *.bin, *.pt, *.pth written by torch.save (a zip archive since torch 1.6):
 //                   the zip's end-of-central-directory record is written
-//                   last; a file without it in its last 64 KiB was cut.
+//                   last; a file without it in its last 64 KiB was cut
+//                   (parse/weights/zip_end_record.h).
 //                   (The legacy pickle format has no such mark: not judged.)
 #pragma once
 
@@ -16,14 +17,10 @@
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <string_view>
 
 #include "base/fact.h"
 
 namespace ftdiag::collect {
-
-// Pure: whether the tail of a zip archive holds its end record.
-bool zip_tail_has_end_record(std::string_view tail);
 
 // Why the file at path is not whole (empty, truncated, unreadable), or
 // nullopt when it is whole or its format cannot tell. size is its size as

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "collect/helpers/gpu_probe_output.h"
+#include "parse/probes/gpu_probe_output.h"
 #include "collect/helpers/probe_location.h"
 #include "supervise/event_loop.h"
 #include "supervise/process_tracker.h"
@@ -80,11 +80,11 @@ class GpuWatch final : public LiveSource {
         // The first line is the inventory; environment.json keeps it. No GPU
         // (or no NVML) to sample: nothing to watch.
         inventory_seen_ = true;
-        auto inventory = collect::parse_gpu_inventory(line);
+        auto inventory = parse::parse_gpu_inventory(line);
         if (!inventory || inventory->devices.empty()) ended = true;
         continue;
       }
-      if (auto sample = collect::parse_gpu_sample_line(line)) run_.record(std::move(*sample));
+      if (auto sample = parse::parse_gpu_sample_line(line)) run_.record(std::move(*sample));
     }
     buffer_.erase(0, start);
     if (buffer_.size() > kMaxGpuWatchLineBytes) buffer_.clear();

@@ -41,17 +41,6 @@ constexpr const char* kV1Job = "cgroup-v1/sys/fs/cgroup/memory/jobs/a";
 
 }  // namespace
 
-TEST_CASE("parse_cgroup_procs: one pid a line, anything else is unparseable") {
-  CHECK(parse_cgroup_procs("") == Fact<std::vector<int>>(std::vector<int>{}));
-  CHECK(parse_cgroup_procs("12\n345\n") == Fact<std::vector<int>>(std::vector<int>{12, 345}));
-  CHECK(parse_cgroup_procs("12\n\n7") == Fact<std::vector<int>>(std::vector<int>{12, 7}));
-  for (std::string_view bad : {"x\n", "12 13\n", "-1\n", "0\n", "99999999999\n"}) {
-    auto parsed = parse_cgroup_procs(bad);
-    REQUIRE_FALSE(parsed);
-    CHECK(parsed.missing().reason == MissingReason::unparseable);
-  }
-}
-
 TEST_CASE("cgroup_holds_only_tree_of: a cgroup of the tree's processes only is the tree's") {
   // The fixture's only process, 4242, is a child of 4240.
   CHECK(cgroup_holds_only_tree_of(fixture_roots("cgroup-v1"), fixture_path(kV1Job), 4240) == Fact<bool>(true));

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "collect/python_env/elf_needed.h"
-#include "collect/python_env/runtime_libraries.h"
 #include "python_fixtures.h"
 
 using namespace ftdiag::collect;
@@ -93,19 +92,5 @@ TEST_CASE("elf needed: a library whose bytes were flipped still gives a value or
     const std::string path = scratch.write("damaged.so", damaged);
     auto needed = read_elf_needed(path);
     if (needed) CHECK(needed->size() <= 4096);
-  }
-}
-
-TEST_CASE("python runtime libraries: CUDA and torch runtimes by name") {
-  for (const char* name : {"libcudart.so", "libcudart.so.11.0", "libcudart.so.12", "libcuda.so.1", "libcublas.so.12",
-                           "libcublasLt.so.12", "libcudnn.so.9", "libcudnn_ops_infer.so.8", "libnccl.so.2",
-                           "libnvrtc.so.12", "libnvrtc-builtins.so.12.8", "libtorch.so", "libtorch_cuda.so",
-                           "libtorch_cpu.so", "libtorch_python.so", "libc10.so", "libc10_cuda.so"}) {
-    CHECK_MESSAGE(names_cuda_or_torch_runtime(name), name);
-  }
-  for (const char* name : {"libc.so.6", "libcudart_static.a", "libcudart.txt", "libtorchaudio.so", "libc10x.so",
-                           "libcudadevrt.a", "libcufft.so.11", "libshm.so", "libcudart", "libtorch_cuda.so.bak.txt",
-                           ""}) {
-    CHECK_MESSAGE(!names_cuda_or_torch_runtime(name), name);
   }
 }

@@ -14,7 +14,7 @@ using testing::fixture_roots;
 
 namespace {
 
-std::vector<int> pids_of(const std::vector<ProcStat>& stats) {
+std::vector<int> pids_of(const std::vector<parse::ProcStat>& stats) {
   std::vector<int> pids;
   for (const auto& s : stats) pids.push_back(s.pid);
   return pids;
@@ -74,9 +74,9 @@ TEST_CASE("find_descendants: a live child and grandchild of this test") {
   ::waitpid(child, &status, 0);
 
   REQUIRE(tree_ready);
-  auto it = std::find_if(found.begin(), found.end(), [&](const ProcStat& s) { return s.pid == child; });
+  auto it = std::find_if(found.begin(), found.end(), [&](const parse::ProcStat& s) { return s.pid == child; });
   REQUIRE(it != found.end());
   CHECK(it->ppid == ::getpid());
-  CHECK(std::any_of(found.begin(), found.end(), [&](const ProcStat& s) { return s.ppid == child; }));
+  CHECK(std::any_of(found.begin(), found.end(), [&](const parse::ProcStat& s) { return s.ppid == child; }));
   CHECK(WIFEXITED(status));
 }

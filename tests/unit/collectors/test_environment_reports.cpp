@@ -16,7 +16,7 @@
 #include "rules/engine.h"
 #include "rules/rule_loader.h"
 #include "rules/rule_paths.h"
-#include "unit/collect/environment_report_fixtures.h"
+#include "unit/parse/reports/environment_report_fixtures.h"
 
 using namespace ftdiag;
 namespace fs = std::filesystem;

@@ -16,9 +16,9 @@
 
 #include "collectors/inventory.h"
 #include "collectors/log_files.h"
-#include "evidence/job_directory.h"
+#include "journal/job_directory.h"
 #include "skip.h"
-#include "unit/evidence/log_scan_testing.h"
+#include "unit/collectors/log_scan_testing.h"
 #include "unit/permission_checks.h"
 
 namespace {
@@ -181,7 +181,7 @@ TEST_CASE("log files: the collector reads the logs of a job folder, and the kern
   JobFolder job;
   const LogFilesCollector collector;
   CHECK(collector.recognises(Inventory::of(job.root)));
-  const CollectContext context{.phases = &evidence::testing::project_phases(),
+  const CollectContext context{.phases = &collectors::testing::project_phases(),
                                .line_events = &parse::testing::project_table(),
                                .read_this_host = false};
   evidence::EvidenceDocument document;
@@ -226,7 +226,7 @@ TEST_CASE("log files: a folder that cannot be read is named, and the rest is rea
   CHECK_FALSE(contains(job.relative(listed(walk)), "locked/secret.log"));
 
   const LogFilesCollector collector;
-  const CollectContext context{.phases = &evidence::testing::project_phases(),
+  const CollectContext context{.phases = &collectors::testing::project_phases(),
                                .line_events = &parse::testing::project_table(),
                                .read_this_host = false};
   evidence::EvidenceDocument document;

@@ -17,29 +17,30 @@
 #include "collectors/post_mortem.h"
 #include "collectors/registry.h"
 #include "evidence/document_json.h"
-#include "evidence/job_directory.h"
-#include "evidence/journal_writer.h"
 #include "facts/extract.h"
+#include "journal/job_directory.h"
+#include "journal/journal_writer.h"
 #include "rules/engine.h"
 #include "rules/rule_loader.h"
 #include "rules/rule_paths.h"
 
 using namespace ftdiag;
 using namespace ftdiag::evidence;
+using namespace ftdiag::journal;
 namespace fs = std::filesystem;
 
 namespace {
 
 constexpr double kStart = 1764405600;
 
-struct TempDir {
+struct PostMortemDir {
   fs::path path;
-  TempDir() {
+  PostMortemDir() {
     char tmpl[] = "/tmp/ftdiag-post-mortem-XXXXXX";
     REQUIRE(::mkdtemp(tmpl) != nullptr);
     path = tmpl;
   }
-  ~TempDir() {
+  ~PostMortemDir() {
     std::error_code ec;
     fs::remove_all(path, ec);
   }
@@ -169,7 +170,7 @@ rules::Judgement judge(const EvidenceDocument& document) {
 }  // namespace
 
 TEST_CASE("a run, kernel records and an untimed log event in one document: judged and round-tripped") {
-  TempDir tmp;
+  PostMortemDir tmp;
   write_run(tmp.path / "job");
   std::ofstream(tmp.path / "kern.log") << "1015.250000 Killed process 101 (python) total-vm:1000kB\n";
   std::ofstream(tmp.path / "launcher.log")
@@ -217,7 +218,7 @@ TEST_CASE("a run, kernel records and an untimed log event in one document: judge
 }
 
 TEST_CASE("without a kernel record, an untimed log event decides and says it has no time") {
-  TempDir tmp;
+  PostMortemDir tmp;
   write_run(tmp.path / "job");
   std::ofstream(tmp.path / "launcher.log") << "local_rank: 1 (pid: 102) of binary: python3 exits with return code = -11\n";
   const collectors::JournalCollector journal;
@@ -232,7 +233,7 @@ TEST_CASE("without a kernel record, an untimed log event decides and says it has
 }
 
 TEST_CASE("post-mortem collection says what it could not do") {
-  TempDir tmp;
+  PostMortemDir tmp;
   const auto all = collectors::post_mortem_collectors();
   auto missing = collectors::collect_post_mortem({tmp.path / "nope"}, {}, all);
   REQUIRE_FALSE(missing.has_value());

@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "collect/configs/json_settings.h"
 #include "estimate/model_shape.h"
+#include "parse/configs/json_settings.h"
 
 using namespace ftdiag;
 using namespace ftdiag::estimate;
@@ -16,7 +16,7 @@ using namespace ftdiag::estimate;
 namespace {
 
 std::map<std::string, std::string> settings_of(std::string_view config) {
-  auto settings = collect::flatten_json_settings(config);
+  auto settings = parse::flatten_json_settings(config);
   REQUIRE_MESSAGE(settings, (settings ? "" : settings.missing().detail));
   return *settings;
 }

@@ -11,7 +11,7 @@
 
 #include "evidence_builder.h"
 #include "facts/extract.h"
-#include "unit/evidence/log_scan_testing.h"
+#include "unit/collectors/log_scan_testing.h"
 
 using namespace ftdiag;
 using namespace ftdiag::facts::testing;
@@ -26,7 +26,7 @@ std::int64_t printed(double value, std::int64_t unit) { return static_cast<std::
 // A document holding `text` as a log file found beside the job.
 evidence::EvidenceDocument with_log(const std::string& text) {
   evidence::EvidenceDocument document;
-  evidence::host_named(document, "").logs.push_back(evidence::testing::scan(text).log);
+  evidence::host_named(document, "").logs.push_back(collectors::testing::scan(text).log);
   return document;
 }
 

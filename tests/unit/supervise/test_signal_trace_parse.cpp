@@ -1,7 +1,7 @@
 // signal:signal_generate lines as trace_pipe prints them: real ones captured
 // on Linux 6.18 (tests/fixtures/trace/signal_generate.txt), the layouts other
 // options and kernels give, and lines that must not parse.
-#include "parse/trace_signal.h"
+#include "parse/kernel/trace_signal.h"
 
 #include <filesystem>
 #include <fstream>
@@ -10,7 +10,7 @@
 
 #include <doctest/doctest.h>
 
-#include "parse/trace_pipe_lines.h"
+#include "parse/kernel/trace_pipe_lines.h"
 
 #ifndef FTDIAG_FIXTURES_DIR
 #error "FTDIAG_FIXTURES_DIR must name the absolute path of tests/fixtures"

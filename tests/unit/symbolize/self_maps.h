@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "parse/probes/proc_maps.h"
 #include "symbolize/native_stack.h"
-#include "parse/proc_maps.h"
 
 namespace ftdiag::symbolize::test {
 

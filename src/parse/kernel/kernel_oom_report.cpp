@@ -1,0 +1,267 @@
+#include "parse/kernel/kernel_oom_report.h"
+
+#include <algorithm>
+
+namespace ftdiag::parse::detail {
+namespace {
+
+// Bounds that keep hostile input linear: reports open at once, how long one
+// waits for its next line, rows kept per table, rows copied into the kills
+// of one report (memory.oom.group kills many with one table).
+constexpr std::size_t max_open_reports = 8;
+constexpr std::size_t stale_after_lines = 2000;
+constexpr std::size_t closed_kept_lines = 64;
+constexpr std::size_t max_table_rows = 100'000;
+constexpr std::size_t max_copied_rows = 1'000'000;
+constexpr std::size_t max_remembered_kills = 100'000;
+
+bool table_has(const std::vector<OomTask>& tasks, int pid) {
+  return std::any_of(tasks.begin(), tasks.end(), [pid](const OomTask& task) { return task.pid == pid; });
+}
+
+}  // namespace
+
+template <typename Fits>
+OomReportAssembler::Report* OomReportAssembler::route(const KernelLine& line, Fits fits) {
+  const std::string& caller = line.stamp.caller;
+  const bool caller_known = !caller.empty() && std::any_of(open_.begin(), open_.end(), [&](const Report& report) {
+    return report.caller == caller;
+  });
+  // Oldest first: of two interleaved reports, the one that started first
+  // is the first to reach each stage.
+  for (Report& report : open_) {
+    if (caller_known && report.caller != caller) continue;
+    if (fits(report)) return &report;
+  }
+  return nullptr;
+}
+
+OomReportAssembler::Report& OomReportAssembler::open_report(const KernelLine& line, std::size_t index) {
+  if (open_.size() >= max_open_reports) open_.erase(open_.begin());
+  Report& report = open_.emplace_back();
+  report.id = ++last_id_;
+  report.caller = line.stamp.caller;
+  report.last_index = index;
+  return report;
+}
+
+void OomReportAssembler::forget_stale(std::size_t index, KernelEventStore& events) {
+  std::erase_if(open_, [&](Report& report) {
+    const std::size_t quiet = index - std::min(index, report.last_index);
+    const bool stale = quiet > (report.kills > 0 ? closed_kept_lines : stale_after_lines);
+    if (stale) add_kill_of_summary(report, events);
+    return stale;
+  });
+}
+
+void OomReportAssembler::finish(KernelEventStore& events) {
+  for (Report& report : open_) add_kill_of_summary(report, events);
+  open_.clear();
+}
+
+// The summary line names the victim the kernel chose; its kill line follows
+// at once in a whole report. When none came, the kill is recorded from the
+// summary, with what the report printed before it.
+void OomReportAssembler::add_kill_of_summary(Report& report, KernelEventStore& events) {
+  if (report.kills != 0 || !report.summary_pid) return;
+  OomKill kill = std::move(report.context);
+  kill.stamp = report.summary_stamp;
+  kill.line_number = report.summary_line_number;
+  kill.pid = *report.summary_pid;
+  kill.comm = report.summary_task;
+  kill.kill_line_missing = true;
+  if (kill.origin.empty() && !kill.constraint.empty()) {
+    kill.origin = kill.constraint == "CONSTRAINT_MEMCG" ? "Memory cgroup out of memory" : "Out of memory";
+  }
+  ++report.kills;
+  events.add(std::move(kill), report.summary_text);
+}
+
+bool OomReportAssembler::offer(const KernelLine& line, std::size_t index, KernelEventStore& events) {
+  forget_stale(index, events);
+  return read_kill(line, index, events) || read_report_line(line, index) || read_oom_group(line, events) ||
+         read_reaped(line, events);
+}
+
+// Everything a report prints before its kill.
+bool OomReportAssembler::read_report_line(const KernelLine& line, std::size_t index) {
+  const std::string_view message = line.message;
+  auto before_kill = [](const Report& r) { return r.kills == 0 && !r.summary_pid; };
+  Report* report = nullptr;
+
+  if (message.starts_with('[')) {
+    if (auto layout = parse_task_table_header(message)) {
+      report = route(line, [&](const Report& r) { return before_kill(r) && !r.layout && !r.table_done; });
+      if (report) {
+        report->layout = std::move(layout);
+        table_report_ = report->id;
+      }
+    } else if (Report* table = route(line, [&](const Report& r) {
+                 // Rows follow their own header line.
+                 return before_kill(r) && r.layout.has_value() && r.id == table_report_;
+               })) {
+      auto task = parse_task_row(message, &*table->layout);
+      if (!task) return false;
+      if (table->context.tasks.size() < max_table_rows) table->context.tasks.push_back(std::move(*task));
+      report = table;
+    }
+  } else if (auto banner = parse_dump_banner(message)) {
+    report = route(line, [&](const Report& r) {
+      return before_kill(r) && !r.has_banner && (!r.has_header || r.context.trigger_comm == banner->comm);
+    });
+    if (report) {
+      report->has_banner = true;
+      report->context.trigger_pid = banner->pid;
+      if (report->caller.empty()) report->caller = line.stamp.caller;
+    }
+  } else if (auto usage = parse_memcg_usage(message)) {
+    report = route(line, [&](const Report& r) { return before_kill(r) && !r.has_usage && !r.layout; });
+    if (!report) report = &open_report(line, index);
+    report->has_usage = true;
+    report->context.usage_kb = usage->usage_kb;
+    report->context.limit_kb = usage->limit_kb;
+    report->context.failcnt = usage->failcnt;
+  } else if (auto task_in = parse_task_in_limit(message)) {
+    report = route(line, [&](const Report& r) { return before_kill(r) && !r.has_task_in && !r.layout; });
+    if (!report) report = &open_report(line, index);
+    report->has_task_in = true;
+    report->context.task_memcg = std::move(task_in->task_memcg);
+    report->context.limit_of = std::move(task_in->limit_of);
+  } else if (auto stats = parse_stats_memcg(message)) {
+    report = route(line, [&](const Report& r) { return before_kill(r) && r.has_usage && r.stats_memcg.empty(); });
+    if (report) report->stats_memcg = std::move(*stats);
+    else return route(line, before_kill) != nullptr;  // a stats line of the subtree
+  } else if (auto summary = parse_oom_summary(message)) {
+    report = route(line, [&](const Report& r) {
+      return before_kill(r) && !summary->oom_memcg.empty() &&
+             (r.stats_memcg == summary->oom_memcg || r.context.limit_of == summary->oom_memcg);
+    });
+    if (!report && summary->global_oom) report = route(line, [&](const Report& r) { return before_kill(r) && !r.has_usage; });
+    if (!report) report = route(line, before_kill);
+    if (!report) report = &open_report(line, index);
+    OomKill& context = report->context;
+    report->summary_pid = summary->pid;
+    report->summary_task = std::move(summary->task);
+    report->summary_stamp = line.stamp;
+    report->summary_line_number = line.line_number;
+    report->summary_text = std::string(message);
+    report->table_done = true;
+    context.constraint = std::move(summary->constraint);
+    context.global_oom = summary->global_oom;
+    context.oom_memcg = std::move(summary->oom_memcg);
+    context.task_memcg = std::move(summary->task_memcg);
+    context.cpuset = std::move(summary->cpuset);
+    context.mems_allowed = std::move(summary->mems_allowed);
+  } else if (auto sacrifice = parse_sacrifice_line(message)) {
+    report = route(line, [&](const Report& r) { return r.kills == 0 && !r.sacrifice && table_has(r.context.tasks, sacrifice->pid); });
+    if (!report) report = route(line, [&](const Report& r) { return r.kills == 0 && !r.sacrifice && !r.summary_pid; });
+    if (!report) report = &open_report(line, index);
+    report->table_done = true;
+    report->sacrifice = std::move(sacrifice);
+  } else if (auto header = parse_oom_header(message)) {
+    report = &open_report(line, index);
+    report->has_header = true;
+    report->context.trigger_comm = std::move(header->comm);
+    report->context.gfp_mask = std::move(header->gfp_mask);
+    report->context.order = header->order;
+    report->context.trigger_oom_score_adj = header->oom_score_adj;
+  } else if (auto cpuset = parse_cpuset_line(message)) {
+    report = route(line, [&](const Report& r) {
+      return before_kill(r) && r.has_header && !r.has_cpuset && r.context.trigger_comm == cpuset->comm;
+    });
+    if (report) {
+      report->has_cpuset = true;
+      report->context.cpuset = std::move(cpuset->cpuset);
+      report->context.mems_allowed = std::move(cpuset->mems_allowed);
+    }
+  }
+  if (!report) return false;
+  report->last_index = index;
+  return true;
+}
+
+OomReportAssembler::Report* OomReportAssembler::report_for_kill(const KernelLine& line, int pid) {
+  if (Report* r = route(line, [&](const Report& r) { return r.kills == 0 && r.summary_pid == pid; })) return r;
+  if (Report* r = route(line, [&](const Report& r) { return r.kills == 0 && r.sacrifice && r.sacrifice->pid == pid; })) return r;
+  if (Report* r = route(line, [&](const Report& r) { return r.kills == 0 && r.sacrifice.has_value(); })) return r;
+  if (Report* r = route(line, [&](const Report& r) {
+        return r.kills > 0 && r.context.oom_group && (r.context.tasks.empty() || table_has(r.context.tasks, pid));
+      })) {
+    return r;
+  }
+  if (Report* r = route(line, [&](const Report& r) { return r.kills == 0 && !r.summary_pid && table_has(r.context.tasks, pid); })) return r;
+  return route(line, [&](const Report& r) { return r.kills == 0 && !r.summary_pid; });
+}
+
+bool OomReportAssembler::read_kill(const KernelLine& line, std::size_t index, KernelEventStore& events) {
+  OomKill parsed;
+  if (!parse_kill_line(line.message, parsed)) return false;
+  OomKill kill;
+  if (Report* report = report_for_kill(line, parsed.pid)) {
+    const bool copy_rows = report->kills == 0 || report->context.tasks.size() * (report->kills + 1) <= max_copied_rows;
+    if (copy_rows) {
+      kill = report->context;
+    } else {
+      std::vector<OomTask> rows = std::move(report->context.tasks);
+      kill = report->context;
+      report->context.tasks = std::move(rows);
+    }
+    if (report->sacrifice) {
+      kill.score = report->sacrifice->score;
+      if (parsed.origin.empty()) parsed.origin = report->sacrifice->origin;
+    }
+    if (report->kills == 0) report->first_kill_event = events.next_id();
+    ++report->kills;
+    report->last_index = index;
+  }
+  kill.stamp = line.stamp;
+  kill.line_number = line.line_number;
+  kill.pid = parsed.pid;
+  kill.comm = std::move(parsed.comm);
+  kill.origin = std::move(parsed.origin);
+  kill.total_vm_kb = parsed.total_vm_kb;
+  kill.anon_rss_kb = parsed.anon_rss_kb;
+  kill.file_rss_kb = parsed.file_rss_kb;
+  kill.shmem_rss_kb = parsed.shmem_rss_kb;
+  kill.pgtables_kb = parsed.pgtables_kb;
+  kill.uid = parsed.uid;
+  kill.oom_score_adj = parsed.oom_score_adj;
+  correct_pgtables_units(kill);
+  // The reaper's line follows its kill closely: a flood of kills must not
+  // grow the map without end.
+  if (kill_event_by_pid_.size() >= max_remembered_kills) kill_event_by_pid_.clear();
+  const int pid = kill.pid;
+  const std::size_t id = events.add(std::move(kill), line.message);
+  kill_event_by_pid_[pid] = id;
+  return true;
+}
+
+// Printed after the first kill; the group's other members follow, each
+// with a kill line of its own.
+bool OomReportAssembler::read_oom_group(const KernelLine& line, KernelEventStore& events) {
+  auto group = parse_oom_group(line.message);
+  if (!group) return false;
+  Report* report = route(line, [&](const Report& r) {
+    return r.kills > 0 && (r.context.oom_memcg == *group || r.context.task_memcg.starts_with(*group));
+  });
+  if (!report) report = route(line, [](const Report& r) { return r.kills > 0; });
+  if (!report) return true;
+  report->context.oom_group = true;
+  if (auto* first = events.find(report->first_kill_event)) {
+    if (auto* kill = std::get_if<OomKill>(first)) kill->oom_group = true;
+  }
+  return true;
+}
+
+bool OomReportAssembler::read_reaped(const KernelLine& line, KernelEventStore& events) {
+  auto pid = parse_reaped_pid(line.message);
+  if (!pid) return false;
+  if (auto it = kill_event_by_pid_.find(*pid); it != kill_event_by_pid_.end()) {
+    if (auto* event = events.find(it->second)) {
+      if (auto* kill = std::get_if<OomKill>(event)) kill->reaped = true;
+    }
+  }
+  return true;
+}
+
+}  // namespace ftdiag::parse::detail

@@ -1,0 +1,118 @@
+// The frames of a Python traceback above its exception line, as logs hold
+// them: plain, behind torchrun's "[rank0]: " on every line, with 3.11's
+// carets, cut short at the top, and beside lines that are no traceback.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "parse/logs/python_traceback.h"
+
+using ftdiag::parse::traceback_frames_above;
+using ftdiag::parse::TracebackFrame;
+
+namespace {
+
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> lines;
+  while (!text.empty()) {
+    const auto nl = text.find('\n');
+    lines.push_back(text.substr(0, nl));
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+  return lines;
+}
+
+// The frames above the last line of `text`.
+std::vector<TracebackFrame> frames_of(std::string_view text) {
+  const auto lines = lines_of(text);
+  REQUIRE_FALSE(lines.empty());
+  return traceback_frames_above(lines, lines.size() - 1);
+}
+
+}  // namespace
+
+TEST_CASE("python traceback: ParlAI's backward pass (case 086), innermost first") {
+  const auto frames = frames_of(
+      "rank:  3 | 2022-04-03 18:44:26,615 CRITICAL | Traceback (most recent call last):\n"
+      "  File \"/mnt/lustre/zhaojianqiao/ParlAI/parlai/core/torch_generator_agent.py\", line 605, in _fake_forward_backward_pass\n"
+      "    self.backward(loss)\n"
+      "  File \"/mnt/lustre/zhaojianqiao/ParlAI/parlai/utils/fp16.py\", line 194, in backward\n"
+      "    loss.backward()\n"
+      "  File \"/mnt/lustre/zhaojianqiao/anaconda3/envs/parlai/lib/python3.9/site-packages/torch/autograd/__init__.py\", line 173, in backward\n"
+      "    Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass\n"
+      "RuntimeError: CUDA out of memory. Tried to allocate 21.06 GiB");
+  REQUIRE(frames.size() == 3);
+  CHECK(frames[0].function == "backward");
+  CHECK(frames[0].file == "/mnt/lustre/zhaojianqiao/anaconda3/envs/parlai/lib/python3.9/site-packages/torch/autograd/__init__.py");
+  CHECK(frames[0].line == 173);
+  CHECK(frames[0].code == "Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass");
+  CHECK(frames[0].index == 5);
+  CHECK(frames[1].code == "loss.backward()");
+  CHECK(frames[2].function == "_fake_forward_backward_pass");
+  CHECK(frames[2].index == 1);
+}
+
+TEST_CASE("python traceback: torchrun's rank prefix on every line, 3.11's carets skipped") {
+  const auto frames = frames_of(
+      "[rank0]: Traceback (most recent call last):\n"
+      "[rank0]:   File \"/w/train.py\", line 88, in <module>\n"
+      "[rank0]:     trainer.train()\n"
+      "[rank0]:   File \"/w/site-packages/torch/nn/modules/module.py\", line 1520, in _call_impl\n"
+      "[rank0]:     return forward_call(*args, **kwargs)\n"
+      "[rank0]:            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+      "[rank0]:   File \"/w/site-packages/torch/nn/functional.py\", line 2264, in embedding\n"
+      "[rank0]:            ^^^^^^^^^^^^^^^^^^^^^\n"
+      "[rank0]: torch.OutOfMemoryError: CUDA out of memory.");
+  REQUIRE(frames.size() == 3);
+  CHECK(frames[0].function == "embedding");
+  CHECK(frames[0].code.empty());  // only carets under it
+  CHECK(frames[1].code == "return forward_call(*args, **kwargs)");
+  CHECK(frames[2].code == "trainer.train()");
+}
+
+TEST_CASE("python traceback: only the traceback that ends at the line, never an earlier one") {
+  const auto frames = frames_of(
+      "Traceback (most recent call last):\n"
+      "  File \"/w/a.py\", line 1, in first\n"
+      "    raise ValueError()\n"
+      "ValueError\n"
+      "\n"
+      "During handling of the above exception, another exception occurred:\n"
+      "\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/w/b.py\", line 2, in second\n"
+      "    x.cuda()\n"
+      "RuntimeError: CUDA out of memory.");
+  REQUIRE(frames.size() == 1);
+  CHECK(frames[0].function == "second");
+}
+
+TEST_CASE("python traceback: a tail that starts inside the traceback, and lines that end it upwards") {
+  const auto cut = frames_of(
+      "    return forward_call(*args, **kwargs)\n"
+      "  File \"/w/model.py\", line 12, in forward\n"
+      "    h = self.mlp(x)\n"
+      "RuntimeError: CUDA out of memory.");
+  REQUIRE(cut.size() == 1);
+  CHECK(cut[0].line == 12);
+  // Output printed long before the error is not its traceback.
+  const auto far = frames_of(
+      "  File \"/w/old.py\", line 3, in warn\n"
+      "step 1\nstep 2\nstep 3\nstep 4\nstep 5\nstep 6\nstep 7\n"
+      "RuntimeError: CUDA out of memory.");
+  CHECK(far.empty());
+  CHECK(frames_of("loss 1.0\nRuntimeError: CUDA out of memory.").empty());
+}
+
+TEST_CASE("python traceback: lines that only look like frames") {
+  CHECK(frames_of("File \"/w/a.py\", line 1, in f\nRuntimeError: x").empty());  // no indentation: a log's own text
+  CHECK(frames_of("  File \"/w/a.py\", line x, in f\nRuntimeError: x").empty());
+  CHECK(frames_of("  File \"/w/a.py\", line 7 in f\nRuntimeError: x").empty());  // faulthandler's form
+  CHECK(frames_of("  File \"/w/a.py\", line 7, in \nRuntimeError: x").empty());
+  const std::vector<std::string_view> none;
+  CHECK(traceback_frames_above(none, 0).empty());
+  CHECK(traceback_frames_above(none, 3).empty());
+}
