@@ -85,10 +85,13 @@ LogEvent from_oom(const parse::OomKill& kill) {
   if (!kill.tasks.empty()) d["tasks"] = std::to_string(kill.tasks.size());
   if (kill.oom_group) d["oom_group"] = "true";
   if (kill.reaped) d["reaped"] = "true";
-  if (kill.kill_line_missing) d["kill_line"] = "missing: the report ends at its oom-kill summary";
   // Whether the report came whole: the rate limiter drops all but the
   // "Killed process" line in an OOM storm.
-  d["report"] = (kill.trigger_comm.empty() && kill.constraint.empty() && kill.tasks.empty()) ? "kill line only" : "full";
+  if (kill.kill_line_missing) {
+    d["report"] = std::string(kReportWithoutKillLine);
+  } else {
+    d["report"] = (kill.trigger_comm.empty() && kill.constraint.empty() && kill.tasks.empty()) ? "kill line only" : "full";
+  }
   return event;
 }
 

@@ -28,6 +28,10 @@ inline constexpr std::size_t kKernelEventsKeptPerEnd = kMaxKernelRecords / 8;
 // The events of a kernel log read in pieces, in bounded memory whatever its
 // size: its lines of text, or its already split lines (/dev/kmsg records),
 // go in as they are read.
+// An OOM kill's `report` detail when the report was cut short after its
+// oom-kill summary, before the kill line (parse::OomKill::kill_line_missing).
+inline constexpr std::string_view kReportWithoutKillLine = "summary only";
+
 class KernelLogEvents {
  public:
   struct Window {

@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <csignal>
+#include <map>
 #include <set>
 #include <tuple>
 
 #include <fmt/format.h>
+
+#include "evidence/kernel_events.h"
 
 namespace ftdiag::facts {
 
@@ -130,11 +133,13 @@ std::vector<KernelMatch> match_kernel_events(const EvidenceDocument& document) {
   // by its victim and its time: a report cut short before its kill line
   // (read live as the kernel wrote it, or pasted) and the whole report are the
   // same kill, and the whole one, with the kill line's numbers, is kept.
-  auto cut_short = [](const evidence::LogEvent& event) { return event.details.count("kill_line") != 0; };
-  auto same_kill = [](const evidence::LogEvent& a, const evidence::LogEvent& b) {
-    return a.kind == "oom-kill" && b.kind == "oom-kill" && a.pid && a.pid == b.pid &&
-           (!a.time || !b.time || std::fabs(*a.time - *b.time) <= kSameKillSeconds);
+  auto cut_short = [](const evidence::LogEvent& event) { return event.detail("report") == evidence::kReportWithoutKillLine; };
+  auto close_in_time = [](const evidence::LogEvent& a, const evidence::LogEvent& b) {
+    return !a.time || !b.time || std::fabs(*a.time - *b.time) <= kSameKillSeconds;
   };
+  // The matches of OOM kills by host and victim: a log's other records never
+  // pay for this.
+  std::map<std::pair<std::size_t, int>, std::vector<std::size_t>> kills_by_victim;
   for (std::size_t h = 0; h < document.hosts.size(); ++h) {
     const auto& host = document.hosts[h];
     auto consider = [&](const evidence::KernelLogEvidence& kernel, const std::string& base) {
@@ -143,13 +148,20 @@ std::vector<KernelMatch> match_kernel_events(const EvidenceDocument& document) {
         if (!seen.emplace(h, event.kind, event.pid, event.text).second) continue;
         KernelMatch match{&event, fmt::format("{}/records/{}", base, i), h};
         if (!host.runs.empty()) attribute(document, h, match);
-        auto earlier = std::find_if(matches.begin(), matches.end(), [&](const KernelMatch& m) {
-          return m.host == h && (cut_short(*m.event) || cut_short(event)) && same_kill(*m.event, event);
-        });
-        if (earlier == matches.end()) {
+        if (event.kind != "oom-kill" || !event.pid) {
           matches.push_back(std::move(match));
-        } else if (cut_short(*earlier->event) && !cut_short(event)) {
-          *earlier = std::move(match);
+          continue;
+        }
+        auto& same_victim = kills_by_victim[{h, *event.pid}];
+        auto earlier = std::find_if(same_victim.begin(), same_victim.end(), [&](std::size_t at) {
+          const auto& kept = *matches[at].event;
+          return (cut_short(kept) || cut_short(event)) && close_in_time(kept, event);
+        });
+        if (earlier == same_victim.end()) {
+          same_victim.push_back(matches.size());
+          matches.push_back(std::move(match));
+        } else if (cut_short(*matches[*earlier].event) && !cut_short(event)) {
+          matches[*earlier] = std::move(match);
         }
       }
     };

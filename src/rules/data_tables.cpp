@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "evidence/json_input.h"
 #include "facts/registry.h"
 #include "facts/version_order.h"
+#include "rules/data_file.h"
 #include "rules/rule_loader.h"
 
 namespace ftdiag::rules {
@@ -163,17 +163,9 @@ const std::map<std::string, facts::FactValue>* find_row(const DataTable& table, 
 
 void parse_table_file(std::string_view text, const std::string& file_name, std::vector<DataTable>& into,
                       std::vector<LoadError>& errors) {
-  auto parsed = evidence::parse_json_input(text, {.allow_comments = true});
-  if (auto* failure = std::get_if<evidence::JsonInputError>(&parsed)) {
-    errors.push_back({file_name, {failure->line, failure->column}, failure->pointer, failure->message});
-    return;
-  }
-  const json& root = std::get<json>(parsed);
-  if (!root.is_object()) {
-    errors.push_back({file_name, {}, "", "a table file is an object {\"kind\": \"table\", ...}"});
-    return;
-  }
-  if (auto table = TableParser(text, file_name, errors).parse(root)) into.push_back(std::move(*table));
+  const auto root = parse_data_file_object(text, file_name, "a table file is an object {\"kind\": \"table\", ...}", errors);
+  if (!root) return;
+  if (auto table = TableParser(text, file_name, errors).parse(*root)) into.push_back(std::move(*table));
 }
 
 void apply_tables(const std::vector<DataTable>& tables, facts::FactSet& facts) {

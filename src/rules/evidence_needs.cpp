@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "evidence/json_input.h"
 #include "facts/registry.h"
+#include "rules/data_file.h"
 #include "rules/rule_loader.h"
 
 namespace ftdiag::rules {
@@ -156,17 +156,10 @@ bool EvidenceNeed::provides(std::string_view fact) const {
 
 void parse_evidence_file(std::string_view text, const std::string& file_name, std::vector<EvidenceNeed>& into,
                          std::vector<LoadError>& errors) {
-  auto parsed = evidence::parse_json_input(text, {.allow_comments = true});
-  if (auto* failure = std::get_if<evidence::JsonInputError>(&parsed)) {
-    errors.push_back({file_name, {failure->line, failure->column}, failure->pointer, failure->message});
-    return;
-  }
-  const json& root = std::get<json>(parsed);
-  if (!root.is_object()) {
-    errors.push_back({file_name, {}, "", "an evidence file is an object {\"kind\": \"evidence\", ...}"});
-    return;
-  }
-  EvidenceFileParser(text, file_name, errors).parse(root, into);
+  const auto root = parse_data_file_object(
+      text, file_name, "an evidence file is an object {\"kind\": \"evidence\", \"evidence\": [...]}", errors);
+  if (!root) return;
+  EvidenceFileParser(text, file_name, errors).parse(*root, into);
 }
 
 std::vector<NeededEvidence> needed_evidence(const std::vector<UndecidedRule>& undecided, const std::vector<EvidenceNeed>& needs,
