@@ -1,8 +1,11 @@
 // Facts from the kernel's log: the OOM killer's record of the incident's
 // process (scope, victim, its memory, the top consumers), the fault the
 // kernel logged for it, and GPU Xids over the job's time.
+#include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -68,9 +71,53 @@ std::vector<const KernelMatch*> unplaced_oom_kills(const std::vector<KernelMatch
   return unplaced;
 }
 
+std::string time_apart(double seconds) {
+  const double apart = std::abs(seconds);
+  const char* side = seconds >= 0 ? "before" : "after";
+  if (apart < 120) return fmt::format("{:.0f} s {}", apart, side);
+  if (apart < 7200) return fmt::format("{:.0f} min {}", apart / 60, side);
+  return fmt::format("{:.1f} h {}", apart / 3600, side);
+}
+
+// The kernel's other OOM kills, so that a node's log of many is never judged
+// on one without the others being said: the nearest to the death first.
+void extract_other_oom_kills(const std::vector<KernelMatch>& matches, const KernelMatch* chosen,
+                             const std::optional<Incident>& incident, const Fact<bool>& read, FactSet& facts) {
+  if (!read) {
+    facts.set_missing("kernel.other_oom_kills", read.missing());
+    facts.set_missing("kernel.other_oom_victims", read.missing());
+    return;
+  }
+  const std::optional<double> death_time = incident ? incident->time : std::nullopt;
+  std::vector<const KernelMatch*> others;
+  for (const auto& m : matches) {
+    if (m.event->kind == "oom-kill" && &m != chosen) others.push_back(&m);
+  }
+  facts.set("kernel.other_oom_kills", static_cast<std::int64_t>(others.size()), "/hosts");
+  if (others.empty()) {
+    facts.set_missing("kernel.other_oom_victims", Missing{MissingReason::not_present, "no other OOM kill in the kernel's log"});
+    return;
+  }
+  const auto distance = [&](const KernelMatch* m) {
+    return death_time && m->event->time ? std::abs(*death_time - *m->event->time) : std::numeric_limits<double>::infinity();
+  };
+  std::stable_sort(others.begin(), others.end(), [&](const auto* a, const auto* b) { return distance(a) < distance(b); });
+  constexpr std::size_t kListed = 5;
+  std::string text;
+  for (std::size_t i = 0; i < others.size() && i < kListed; ++i) {
+    const auto& event = *others[i]->event;
+    if (!text.empty()) text += "; ";
+    text += fmt::format("pid {} ({})", event.pid.value_or(0), event.detail("comm"));
+    if (death_time && event.time) text += " " + time_apart(*death_time - *event.time);
+  }
+  if (others.size() > kListed) text += fmt::format("; and {} more", others.size() - kListed);
+  facts.set("kernel.other_oom_victims", text, others.front()->pointer);
+}
+
 void extract_oom(const std::vector<KernelMatch>& matches, const std::optional<Incident>& incident, const Fact<bool>& read,
                  FactSet& facts) {
   const auto* oom = incident_record(matches, incident, "oom-kill");
+  extract_other_oom_kills(matches, oom, incident, read, facts);
   const auto unplaced = oom ? std::vector<const KernelMatch*>{} : unplaced_oom_kills(matches, incident);
   if (read) {
     facts.set("kernel.unplaced_oom_kills", static_cast<std::int64_t>(unplaced.size()), "/hosts");
@@ -116,7 +163,9 @@ void extract_oom(const std::vector<KernelMatch>& matches, const std::optional<In
   set_bytes_detail(facts, "oom.limit_bytes", *oom, "limit_bytes");
   set_detail(facts, "oom.top_consumers", *oom, "top_consumers");
   set_detail(facts, "oom.report", *oom, "report");
-  if (oom->matched_by.empty()) {
+  if (oom->matched_by.empty() && incident->event == oom->event && !incident->chosen_because.empty()) {
+    facts.set("oom.matched_by", incident->chosen_because, oom->pointer);
+  } else if (oom->matched_by.empty()) {
     facts.set_missing("oom.matched_by", Missing{MissingReason::not_present, "the record stands alone: no run to match it to"});
   } else {
     facts.set("oom.matched_by", oom->matched_by, oom->pointer);

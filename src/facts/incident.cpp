@@ -1,5 +1,6 @@
 #include "facts/incident.h"
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 
@@ -87,6 +88,11 @@ bool is_teardown_signal(int signal) { return signal == SIGTERM || signal == SIGI
 // teardown signal (SIGTERM from the launcher to the others).
 constexpr double kClockSkewTolerance = 2.0;
 
+// A launcher notices a rank's death at its next poll (DeepSpeed's and
+// torchrun's every second or few, a shell at once); a kill logged longer than
+// this before the death a log reports is another death.
+constexpr double kKillReportedWithin = 60.0;
+
 bool earlier_death(const LogEvent& event, const Incident& best) {
   if (event.time && best.time && std::abs(*event.time - *best.time) <= kClockSkewTolerance) {
     const bool event_teardown = is_teardown_signal(*event.signal);
@@ -104,20 +110,10 @@ void consider_event(const EvidenceDocument& document, std::size_t host, Incident
                   evidence::ExitStatus::killed(*event.signal), &event};
 }
 
-std::optional<Incident> earliest_event_death(const EvidenceDocument& document) {
+// The deaths the logs report (a launcher's "exits with return code = -9", a
+// shell's "Killed"), the earliest first.
+std::optional<Incident> earliest_log_death(const EvidenceDocument& document) {
   std::optional<Incident> best;
-  // Kernel records of a host with runs count only when attributed to a
-  // process of a run: the log is the whole host's, other jobs die in it too.
-  for (const auto& match : match_kernel_events(document)) {
-    if (!document.hosts[match.host].runs.empty() && !match.run) continue;
-    if (match.run && job_succeeded(evidence::run_at(document, *match.run))) continue;
-    const auto before = best ? best->pointer : std::string();
-    consider_event(document, match.host, IncidentSource::kernel, *match.event, match.pointer, best);
-    if (best && best->pointer != before && match.run) {
-      best->run = match.run;
-      best->process = match.process;  // none for a process the run never saw
-    }
-  }
   for (std::size_t h = 0; h < document.hosts.size(); ++h) {
     const auto& host = document.hosts[h];
     for (std::size_t f = 0; f < host.logs.size(); ++f) {
@@ -127,6 +123,132 @@ std::optional<Incident> earliest_event_death(const EvidenceDocument& document) {
       }
     }
   }
+  return best;
+}
+
+Incident kernel_incident(const EvidenceDocument& document, const KernelMatch& match, std::string because) {
+  Incident incident{IncidentSource::kernel, first_run_of(document, match.host), std::nullopt, match.pointer, match.event->time,
+                    evidence::ExitStatus::killed(*match.event->signal), match.event};
+  incident.chosen_because = std::move(because);
+  return incident;
+}
+
+std::string seconds_text(double seconds) {
+  if (seconds < 1) return "less than a second";
+  if (seconds < 120) return fmt::format("{:.0f} s", seconds);
+  if (seconds < 7200) return fmt::format("{:.0f} min", seconds / 60);
+  return fmt::format("{:.1f} h", seconds / 3600);
+}
+
+// Kills of one OOM episode: the killer takes victims until memory is free
+// again, within moments. The first victim of an episode is its death; the
+// others follow from the same shortage.
+constexpr double kEpisodeSeconds = 60.0;
+
+// The kills grouped by episode, in the log's order of time; kills without a
+// time (boot-relative stamps and no boot time) form one episode of their own,
+// placed after the timed ones.
+std::vector<std::vector<const KernelMatch*>> oom_episodes(std::vector<const KernelMatch*> kills) {
+  std::stable_sort(kills.begin(), kills.end(), [](const KernelMatch* a, const KernelMatch* b) {
+    return earlier(a->event->time, b->event->time);
+  });
+  std::vector<std::vector<const KernelMatch*>> episodes;
+  for (const auto* kill : kills) {
+    const auto& at = kill->event->time;
+    const auto* previous = episodes.empty() ? nullptr : episodes.back().back();
+    const bool same_episode = previous && (at ? previous->event->time && *at - *previous->event->time <= kEpisodeSeconds
+                                              : !previous->event->time);
+    if (!same_episode) episodes.emplace_back();
+    episodes.back().push_back(kill);
+  }
+  return episodes;
+}
+
+// Which of the kernel's kills, in a kernel log read on its own (no run to tie
+// it to), is the job's death. A node's log holds every kill since boot, other
+// jobs' and older runs' too; the job's own log says when (and often which
+// pid) it died: the kill with that pid, else the episode that ended shortly
+// before that death. With no time in the logs to match, the last episode: a
+// kernel log is read after the death it is meant to explain.
+std::optional<Incident> standalone_kernel_death(const EvidenceDocument& document, const std::vector<const KernelMatch*>& kills,
+                                                const std::optional<Incident>& log_death) {
+  if (kills.empty()) return std::nullopt;
+  const LogEvent* reported = log_death ? log_death->event : nullptr;
+  const auto episodes = oom_episodes(kills);
+  if (reported && reported->pid) {
+    for (const auto& episode : episodes) {
+      for (const auto* kill : episode) {
+        if (kill->event->pid != reported->pid) continue;
+        // The first victim of that kill's episode: the DataLoader names the
+        // worker it lost, the killer may have taken a sibling first.
+        const auto* first = episode.front();
+        return kernel_incident(document, *first,
+                               first == kill ? fmt::format("pid {}, the pid the log reports dying", *reported->pid)
+                                             : fmt::format("being the first kill of the OOM episode that took pid {}, the "
+                                                           "pid the log reports dying",
+                                                           *reported->pid));
+      }
+    }
+  }
+  if (log_death && log_death->time) {
+    // The last episode whose last kill came in the moments before the death.
+    const std::vector<const KernelMatch*>* chosen = nullptr;
+    double last_kill = 0;
+    for (const auto& episode : episodes) {
+      std::optional<double> latest;
+      for (const auto* kill : episode) {
+        const auto& at = kill->event->time;
+        if (at && *at <= *log_death->time + kClockSkewTolerance) latest = std::max(latest.value_or(*at), *at);
+      }
+      if (latest && *log_death->time - *latest <= kKillReportedWithin) {
+        chosen = &episode;
+        last_kill = *latest;
+      }
+    }
+    if (chosen) {
+      const double gap = *log_death->time - last_kill;
+      return kernel_incident(document, *chosen->front(),
+                             gap >= 1 ? fmt::format("its time, {} before the death the log reports", seconds_text(gap))
+                                      : "its time, the moment of the death the log reports");
+    }
+    // Every kill with a time is far from the death, so none is this job's;
+    // kills without one cannot be placed and are weighed by the rules.
+    return std::nullopt;
+  }
+  const auto* last = episodes.back().front();
+  if (episodes.size() == 1) return kernel_incident(document, *last, "");
+  return kernel_incident(document, *last,
+                         fmt::format("being the last of {} OOM episodes in the kernel's log (the job's logs give no time to "
+                                     "match it by)",
+                                     episodes.size()));
+}
+
+std::optional<Incident> earliest_event_death(const EvidenceDocument& document) {
+  std::optional<Incident> best;
+  std::vector<const KernelMatch*> standalone;
+  const auto matches = match_kernel_events(document);
+  // Kernel records of a host with runs count only when attributed to a
+  // process of a run: the log is the whole host's, other jobs die in it too.
+  for (const auto& match : matches) {
+    if (!document.hosts[match.host].runs.empty() && !match.run) continue;
+    if (match.run && job_succeeded(evidence::run_at(document, *match.run))) continue;
+    if (!match.run) {
+      if (match.event->signal && !reports_collateral(*match.event)) standalone.push_back(&match);
+      continue;
+    }
+    const auto before = best ? best->pointer : std::string();
+    consider_event(document, match.host, IncidentSource::kernel, *match.event, match.pointer, best);
+    if (best && best->pointer != before) {
+      best->run = match.run;
+      best->process = match.process;  // none for a process the run never saw
+    }
+  }
+  // A kill chosen for the death a log reports explains that death: it takes
+  // the log's place.
+  const auto log_death = earliest_log_death(document);
+  auto standalone_death = standalone_kernel_death(document, standalone, log_death);
+  if (!standalone_death) standalone_death = log_death;
+  if (standalone_death && (!best || earlier_death(*standalone_death->event, *best))) best = std::move(standalone_death);
   return best;
 }
 

@@ -33,6 +33,10 @@ struct Incident {
   // How the status was inferred when no source observed it (a process that
   // vanished while its cgroup counted an OOM kill); empty when observed.
   std::string inferred;
+  // Why this kernel record, of several in a log read on its own, is the job's
+  // death ("its time, 1 s before the death the log reports"); empty when it
+  // was the only one or was tied to a run's process.
+  std::string chosen_because;
 };
 
 // None when every run's job succeeded (exit 0), whatever died inside it.

@@ -2,6 +2,7 @@
 // ftdiag): the incident, the phase by line numbers, the role the printing
 // line names, the last lines.
 #include <csignal>
+#include <tuple>
 
 #include <doctest/doctest.h>
 
@@ -114,9 +115,8 @@ TEST_CASE("plain logs: two workers killed in one OOM episode: the one the DataLo
   CHECK(facts.get("death.role").pointer == "/hosts/0/logs/0/events/0");
 }
 
-TEST_CASE("plain logs: a kill in another cgroup, or of another command, or much later, does not lend its role") {
-  for (const auto& sibling : {kernel_oom_kill(630, 100.4, "/other-job"), kernel_oom_kill(630, 100.4, "/job", "bash"),
-                              kernel_oom_kill(630, 400.0, "/job")}) {
+TEST_CASE("plain logs: a kill in another cgroup, or of another command, does not lend its role") {
+  for (const auto& sibling : {kernel_oom_kill(630, 100.4, "/other-job"), kernel_oom_kill(630, 100.4, "/job", "bash")}) {
     auto document = document_with({console({event_at("worker-died", 1, "RuntimeError: DataLoader worker (pid 630) is killed by signal: Killed.", SIGKILL)}, {}, 1)});
     document.hosts[0].logs[0].events[0].pid = 630;
     document.hosts[0].logs[0].events[0].details["source"] = "pytorch-dataloader";
@@ -128,6 +128,19 @@ TEST_CASE("plain logs: a kill in another cgroup, or of another command, or much 
     CHECK(value_of<std::int64_t>(facts, "death.pid") == 629);
     CHECK_FALSE(facts.get("death.role").value.has_value());
   }
+}
+
+TEST_CASE("plain logs: the worker the DataLoader names, killed in an episode of its own, is the death itself") {
+  auto document = document_with({console({event_at("worker-died", 1, "RuntimeError: DataLoader worker (pid 630) is killed by signal: Killed.", SIGKILL)}, {}, 1)});
+  document.hosts[0].logs[0].events[0].pid = 630;
+  document.hosts[0].logs[0].events[0].details["source"] = "pytorch-dataloader";
+  KernelLogEvidence kernel;
+  kernel.records = {kernel_oom_kill(629, 100.0, "/job"), kernel_oom_kill(630, 400.0, "/job")};
+  document.hosts[0].kernel = kernel;
+  const auto facts = facts::extract_facts(document);
+  CHECK(value_of<std::int64_t>(facts, "death.pid") == 630);
+  CHECK(value_of<std::string>(facts, "oom.matched_by") == "pid 630, the pid the log reports dying");
+  CHECK(value_of<std::string>(facts, "kernel.other_oom_victims") == "pid 629 (python3) 5 min before");
 }
 
 TEST_CASE("plain logs: a saved kernel log with no wall time places the episode by the printk clock") {
@@ -168,18 +181,18 @@ TEST_CASE("plain logs: a kill read from a report cut short and from the whole re
   cut.details["report"] = "summary only";
   LogEvent whole = kernel_oom_kill(629, 100.0, "/job");
   whole.details["anon_rss_bytes"] = "1048576";
-  LogEvent later_reuse = kernel_oom_kill(629, 900.0, "/job");  // the pid again, much later: another kill
-  later_reuse.text += " (later)";
+  LogEvent earlier_reuse = kernel_oom_kill(629, 10.0, "/job");  // the pid in an older run: another kill
+  earlier_reuse.text += " (older)";
   for (const bool cut_first : {true, false}) {
     auto document = document_with({console({event_at("rank-failed", 1, "exits with return code = -9", SIGKILL)}, {}, 1)});
     KernelLogEvidence kernel;
-    kernel.records = cut_first ? std::vector{cut, whole, later_reuse} : std::vector{whole, cut, later_reuse};
+    kernel.records = cut_first ? std::vector{earlier_reuse, cut, whole} : std::vector{earlier_reuse, whole, cut};
     document.hosts[0].kernel = kernel;
     const auto facts = facts::extract_facts(document);
     CAPTURE(cut_first);
     CHECK(value_of<std::int64_t>(facts, "kernel.oom_kills") == 2);
     CHECK(value_of<std::int64_t>(facts, "death.pid") == 629);
-    CHECK(facts.get("death.pid").pointer == (cut_first ? "/hosts/0/kernel/records/1/pid" : "/hosts/0/kernel/records/0/pid"));
+    CHECK(facts.get("death.pid").pointer == (cut_first ? "/hosts/0/kernel/records/2/pid" : "/hosts/0/kernel/records/1/pid"));
   }
 }
 
