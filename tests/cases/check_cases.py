@@ -40,14 +40,26 @@ def meets(expected, verdict):
     return expected == "container-oom" and cause in HOST_OOM and scope == "cgroup"
 
 
+def batch_of(cases, name):
+    with open(os.path.join(cases, name, "expected.json")) as f:
+        return json.load(f).get("batch", 1)
+
+
 def main():
-    if len(sys.argv) != 3:
-        print("usage: check_cases.py FTDIAG CASES_DIR", file=sys.stderr)
+    args = sys.argv[1:]
+    batch = None
+    if len(args) == 4 and args[2] == "--batch" and args[3].isdigit():
+        batch = int(args[3])
+        args = args[:2]
+    if len(args) != 2:
+        print("usage: check_cases.py FTDIAG CASES_DIR [--batch N]", file=sys.stderr)
         return 2
-    ftdiag, cases = sys.argv[1], sys.argv[2]
+    ftdiag, cases = args
     rows, failures = [], 0
     decidable_total = decidable_right = 0
     names = [n for n in sorted(os.listdir(cases)) if os.path.isfile(os.path.join(cases, n, "expected.json"))]
+    if batch is not None:
+        names = [n for n in names if batch_of(cases, n) == batch]
     # The analyses are independent: run one per CPU (a sanitized ftdiag takes a
     # second or more to start).
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
