@@ -19,6 +19,7 @@ FactSet extract_facts(const evidence::EvidenceDocument& document) {
   extract_config_facts(document, incident, facts);
   extract_plain_log_facts(document, incident, facts);
   extract_gpu_oom_facts(document, incident, facts);
+  extract_host_memory_facts(document, incident, facts);
   extract_estimate_facts(document, incident, facts);
   for (const auto& spec : fact_registry()) {
     if (!facts.entries().count(std::string(spec.name))) {

@@ -27,6 +27,7 @@ void extract_environment_facts(const evidence::EvidenceDocument& document, const
 void extract_plain_log_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 // After the plain logs' phase: a CUDA out-of-memory error's sizes, phase and steps.
 void extract_gpu_oom_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
+void extract_host_memory_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 void extract_phase_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 // After the config and environment facts: what the memory model predicts for them.
 void extract_estimate_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);

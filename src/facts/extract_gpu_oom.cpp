@@ -12,8 +12,8 @@
 #include <fmt/format.h>
 
 #include "facts/extract.h"
-#include "facts/gpu_oom_phase.h"
-#include "facts/gpu_oom_sites.h"
+#include "facts/event_sites.h"
+#include "facts/frame_phase.h"
 #include "parse/logs/cuda_oom_message.h"
 #include "parse/logs/python_traceback.h"
 #include "parse/logs/training_progress.h"
@@ -85,25 +85,11 @@ void set_message_facts(FactSet& facts, const parse::CudaOomMessage& m, const std
   }
 }
 
-// The traceback's lines: the error's own stream (a run's console interleaves
-// stdout and stderr as they were relayed), with their indices in the tail.
-std::pair<std::vector<std::string_view>, std::vector<std::size_t>> traceback_lines(const OomSite& site) {
-  std::pair<std::vector<std::string_view>, std::vector<std::size_t>> out;
-  for (std::size_t i = 0; i <= *site.at; ++i) {
-    if (site.streams[i] != site.streams[*site.at]) continue;
-    out.first.push_back(site.lines[i]);
-    out.second.push_back(i);
-  }
-  return out;
-}
-
-bool set_phase_from_frames(FactSet& facts, const OomSite& site) {
-  if (!site.at) return false;
-  const auto [lines, indices] = traceback_lines(site);
-  const auto frames = parse::traceback_frames_above(lines, lines.size() - 1);
+bool set_phase_from_frames(FactSet& facts, const EventSite& site) {
+  const auto frames = traceback_above(site);
   const auto phase = phase_from_frames(frames);
   if (!phase) return false;
-  const auto pointer = fmt::format("{}/{}/text", site.tail_pointer, indices[frames[phase->frame].index]);
+  const auto pointer = fmt::format("{}/{}/text", site.tail_pointer, frames[phase->frame].index);
   facts.set("gpu_oom.phase", phase->phase, pointer);
   facts.set("gpu_oom.phase_because", fmt::format("the traceback's frame {}", phase->because), pointer);
   return true;
@@ -130,7 +116,7 @@ void set_phase_from_log(FactSet& facts) {
 }
 
 // The last step counter printed before the error.
-void set_steps_before(FactSet& facts, const OomSite& site) {
+void set_steps_before(FactSet& facts, const EventSite& site) {
   for (std::size_t i = site.at.value_or(0); i-- > 0;) {
     if (auto steps = parse::training_steps_done(site.lines[i])) {
       facts.set("gpu_oom.steps_before", static_cast<std::int64_t>(*steps), fmt::format("{}/{}/text", site.tail_pointer, i));
@@ -145,8 +131,8 @@ void set_steps_before(FactSet& facts, const OomSite& site) {
 // The error the facts describe: the first the allocator worded in full (ranks
 // that fail together print the same), else the first it worded at all, else
 // the first out-of-memory line of any kind.
-std::pair<const OomSite*, std::optional<parse::CudaOomMessage>> chosen_site(const std::vector<OomSite>& sites) {
-  std::pair<const OomSite*, std::optional<parse::CudaOomMessage>> chosen{&sites.front(), std::nullopt};
+std::pair<const EventSite*, std::optional<parse::CudaOomMessage>> chosen_site(const std::vector<EventSite>& sites) {
+  std::pair<const EventSite*, std::optional<parse::CudaOomMessage>> chosen{&sites.front(), std::nullopt};
   for (const auto& s : sites) {
     auto m = parse::parse_cuda_oom_message(s.event->text);
     if (!m) continue;
@@ -160,7 +146,7 @@ std::pair<const OomSite*, std::optional<parse::CudaOomMessage>> chosen_site(cons
 }  // namespace
 
 void extract_gpu_oom_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>&, FactSet& facts) {
-  const auto sites = oom_sites(document);
+  const auto sites = sites_of(document, "cuda-oom");
   if (sites.empty()) return;  // every gpu_oom fact stays missing: no such line
   const auto [site, message] = chosen_site(sites);
   if (message) {

@@ -102,6 +102,8 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"gpu_oom.process_bytes", integer, bytes, "the failing process's whole use of the GPU, non-PyTorch memory included (CUDA context, NCCL, cuBLAS): torch 2.1+'s \"this process has X memory in use\""},
     {"gpu_oom.other_processes_bytes", integer, bytes, "memory other processes held on that GPU (torch 2.1+'s \"Process N has X memory in use\"); known only when the message names this process too (in a container it is one of the \"Process N\")"},
     {"gpu_oom.message_release", string, version, "the first torch release with the message's wording: 1.0 (\"cached\"), 1.5 (\"reserved in total by PyTorch\", until 2.0), 2.1 (\"total capacty\"), 2.2 (\"expandable_segments\")"},
+    {"host_memory_error.phase", string, none, "what the process was doing when a host allocation failed (MemoryError, DefaultCPUAllocator, std::bad_alloc), from the traceback's frames above the error: model-load, checkpoint-save, evaluation, data-preprocessing or training"},
+    {"host_memory_error.phase_because", string, none, "the traceback frame that decided host_memory_error.phase"},
     {"gpu_oom.phase", string, none, "what the process was doing: model-load, forward, backward, optimizer-step, evaluation, checkpoint-save (from the traceback's frames above the error), or training (the log's phase alone)"},
     {"gpu_oom.phase_because", string, none, "the traceback frame or the log line that decided gpu_oom.phase"},
     {"gpu_oom.steps_before", integer, count, "training steps done before the error, as the last progress bar or step line before it counted them"},

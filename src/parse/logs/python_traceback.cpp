@@ -22,10 +22,12 @@ struct FileLine {
   TracebackFrame frame;
 };
 
-// `  File "/x/train.py", line 605, in training_step`, after any prefix.
+// `  File "/x/train.py", line 605, in training_step`, after any prefix; or at
+// the start of the line, as a traceback pasted into an issue form often is
+// (its indentation lost).
 std::optional<FileLine> read_file_line(std::string_view text) {
   const auto at = text.find(kFile);
-  if (at == std::string_view::npos || at == 0 || (text[at - 1] != ' ' && text[at - 1] != '\t')) return std::nullopt;
+  if (at == std::string_view::npos || (at > 0 && text[at - 1] != ' ' && text[at - 1] != '\t')) return std::nullopt;
   std::string_view rest = text.substr(at + kFile.size());
   const auto quote = rest.find("\", line ");
   if (quote == std::string_view::npos) return std::nullopt;

@@ -229,7 +229,7 @@ TEST_CASE("registry: a rich document gives every fact a value of its registered 
                                           "fault.kernel_line", "fault.kind", "fault.object", "fault.address",
                                           "fault.error_meaning", "fault.null_pointer", "fault.near_stack_pointer", "fault.function", "fault.source",
                                           // The kernel's OOM kill is the incident's: no other kill is left unplaced.
-                                          "kernel.unplaced_oom_victim", "kernel.unplaced_oom_scope",
+                                          "kernel.unplaced_oom_victim", "kernel.unplaced_oom_scope", "kernel.other_oom_victims",
                                           // Lines this console does not have.
                                           "log.scheduler_memory_kill", "log.oom_daemon_kill", "log.eviction",
                                           "log.cuda_oom", "log.nccl_error", "log.shm_error", "log.worker_died",
@@ -244,7 +244,8 @@ TEST_CASE("registry: a rich document gives every fact a value of its registered 
                                           "gpu_oom.allocated_bytes", "gpu_oom.reserved_bytes", "gpu_oom.reserved_unallocated_bytes",
                                           "gpu_oom.fragmentation_ratio", "gpu_oom.shortfall_bytes", "gpu_oom.process_bytes",
                                           "gpu_oom.other_processes_bytes", "gpu_oom.message_release", "gpu_oom.phase",
-                                          "gpu_oom.phase_because", "gpu_oom.steps_before",
+                                          "gpu_oom.phase_because", "gpu_oom.steps_before", "host_memory_error.phase",
+                                          "host_memory_error.phase_because",
                                           // The configs' setup is ZeRO-3: the ZeRO-2 remedies are not computed.
                                           "estimate.zero3_save_peak_bytes", "estimate.save_fits_ranks_per_node",
                                           // A plain log's count; this phase comes from a run's console.

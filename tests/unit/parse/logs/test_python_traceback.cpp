@@ -108,11 +108,28 @@ TEST_CASE("python traceback: a tail that starts inside the traceback, and lines 
 }
 
 TEST_CASE("python traceback: lines that only look like frames") {
-  CHECK(frames_of("File \"/w/a.py\", line 1, in f\nRuntimeError: x").empty());  // no indentation: a log's own text
   CHECK(frames_of("  File \"/w/a.py\", line x, in f\nRuntimeError: x").empty());
   CHECK(frames_of("  File \"/w/a.py\", line 7 in f\nRuntimeError: x").empty());  // faulthandler's form
   CHECK(frames_of("  File \"/w/a.py\", line 7, in \nRuntimeError: x").empty());
   const std::vector<std::string_view> none;
   CHECK(traceback_frames_above(none, 0).empty());
   CHECK(traceback_frames_above(none, 3).empty());
+}
+
+TEST_CASE("python traceback: pasted into an issue form, indentation lost and blank lines between frames") {
+  const auto frames = frames_of(
+      "File \"/home/x/scripts/run_language_modeling.py\", line 133, in load_and_cache_examples\n"
+      "    return LineByLineTextDataset(tokenizer, args, file_path=file_path, block_size=args.block_size)\n"
+      "\n"
+      "  File \"/home/x/scripts/run_language_modeling.py\", line 119, in __init__\n"
+      "    lines = [line for line in f.read().splitlines()]\n"
+      "\n"
+      "MemoryError");
+  REQUIRE(frames.size() == 2);
+  CHECK(frames[0].function == "__init__");
+  CHECK(frames[1].function == "load_and_cache_examples");
+  CHECK(frames[1].code == "return LineByLineTextDataset(tokenizer, args, file_path=file_path, block_size=args.block_size)");
+  CHECK(frames[1].index == 0);
+  // A line that only mentions a file in prose is no frame.
+  CHECK(frames_of("see File \"x.py\" for details\nMemoryError").empty());
 }

@@ -1,4 +1,4 @@
-#include "facts/gpu_oom_phase.h"
+#include "facts/frame_phase.h"
 
 #include <algorithm>
 #include <array>
@@ -58,6 +58,18 @@ constexpr std::array kContexts = std::to_array<Signature>({
     {"model-load", "", "", "deepspeed.initialize("},
     {"model-load", "", "", "model.to("},
     {"model-load", "", "", "model.cuda("},
+    // Data: building or reading the dataset (datasets' load_dataset and map,
+    // the transformers examples' load_and_cache_examples, a Dataset built in
+    // the job's code) and fetching batches (a DataLoader worker's loop, the
+    // DataLoader's next batch in the main process).
+    {"data-preprocessing", "load_dataset", "datasets/"},
+    {"data-preprocessing", "map", "datasets/"},
+    {"data-preprocessing", "_map_single"},
+    {"data-preprocessing", "load_and_cache_examples"},
+    {"data-preprocessing", "_worker_loop", "torch/utils/data"},
+    {"data-preprocessing", "fetch", "torch/utils/data"},
+    {"data-preprocessing", "_next_data", "torch/utils/data"},
+    {"data-preprocessing", "", "", "Dataset("},
 });
 
 // The parts of a training step, in the order they decide.

@@ -1,4 +1,4 @@
-// The phase a CUDA out-of-memory error came in, from the traceback's frames:
+// The phase an out-of-memory error (CUDA's or the host's) came in, from the traceback's frames:
 // the stacks of transformers' Trainer, accelerate, DeepSpeed and plain loops,
 // innermost frame first as parse::traceback_frames_above gives them.
 #include <doctest/doctest.h>
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "facts/gpu_oom_phase.h"
+#include "facts/frame_phase.h"
 
 using ftdiag::facts::phase_from_frames;
 using ftdiag::parse::TracebackFrame;
@@ -124,4 +124,26 @@ TEST_CASE("gpu oom phase: frames the table does not know decide nothing") {
   CHECK(phase_of({}) == "none");
   CHECK(phase_of({frame("/w/train.py", 10, "collate", "x = torch.stack(batch).cuda(non_blocking=True)"),
                   frame("/w/train.py", 40, "main", "batch = collate(samples)")}) == "none");
+}
+
+TEST_CASE("frame phase: a dataset read whole in the job's own code is data preparation") {
+  // A MemoryError while a Dataset's constructor reads the training file.
+  const std::vector<TracebackFrame> frames{
+      frame("/usr/lib/python3.7/codecs.py", 322, "decode", "(result, consumed) = self._buffer_decode(data, self.errors, final)"),
+      frame("/work/scripts/run_lm.py", 119, "__init__", "lines = [line for line in f.read().splitlines()]"),
+      frame("/work/scripts/run_lm.py", 133, "load_and_cache_examples",
+            "return LineByLineTextDataset(tokenizer, args, file_path=file_path, block_size=args.block_size)"),
+      frame("/work/scripts/run_lm.py", 700, "main", "train_dataset = load_and_cache_examples(args, tokenizer)")};
+  CHECK(phase_of(frames) == "data-preprocessing");
+}
+
+TEST_CASE("frame phase: datasets' map and a DataLoader worker's loop are data, a save inside neither is not") {
+  CHECK(phase_of({frame(kSite + "datasets/arrow_dataset.py", 3000, "_map_single", "batch = apply_function(batch)"),
+                  frame(kSite + "datasets/arrow_dataset.py", 600, "map", "for rank, done, content in Dataset._map_single(**kwargs):")}) ==
+        "data-preprocessing");
+  CHECK(phase_of({frame(kSite + "torch/utils/data/_utils/fetch.py", 51, "fetch", "data = [self.dataset[idx] for idx in possibly_batched_index]"),
+                  frame(kSite + "torch/utils/data/_utils/worker.py", 308, "_worker_loop", "data = fetcher.fetch(index)")}) ==
+        "data-preprocessing");
+  CHECK(phase_of({frame(kSite + "torch/serialization.py", 600, "_save", "zip_file.write_record(name, storage)"),
+                  frame("/work/train.py", 90, "main", "torch.save(model.state_dict(), path)")}) == "checkpoint-save");
 }

@@ -1,4 +1,4 @@
-#include "facts/gpu_oom_sites.h"
+#include "facts/event_sites.h"
 
 #include <fmt/format.h>
 
@@ -26,13 +26,13 @@ std::optional<std::size_t> log_line_of(const evidence::LogFileEvidence& log, con
 
 }  // namespace
 
-std::vector<OomSite> oom_sites(const evidence::EvidenceDocument& document) {
-  std::vector<OomSite> sites;
+std::vector<EventSite> sites_of(const evidence::EvidenceDocument& document, std::string_view kind) {
+  std::vector<EventSite> sites;
   evidence::for_each_run(document, [&](const evidence::RunRef& ref, const evidence::RunEvidence& run) {
     for (std::size_t i = 0; i < run.console.events.size(); ++i) {
       const auto& event = run.console.events[i];
-      if (event.kind != "cuda-oom") continue;
-      OomSite site{&event, fmt::format("{}/console/events/{}", ref.pointer(), i), ref.pointer() + "/console/tail", {}, {}, {}};
+      if (event.kind != kind) continue;
+      EventSite site{&event, fmt::format("{}/console/events/{}", ref.pointer(), i), ref.pointer() + "/console/tail", {}, {}, {}};
       for (const auto& line : run.console.tail) {
         site.lines.push_back(line.text);
         site.streams.push_back(line.stream);
@@ -45,8 +45,8 @@ std::vector<OomSite> oom_sites(const evidence::EvidenceDocument& document) {
     for (std::size_t f = 0; f < document.hosts[h].logs.size(); ++f) {
       const auto& log = document.hosts[h].logs[f];
       for (std::size_t i = 0; i < log.events.size(); ++i) {
-        if (log.events[i].kind != "cuda-oom") continue;
-        OomSite site{&log.events[i], fmt::format("/hosts/{}/logs/{}/events/{}", h, f, i), fmt::format("/hosts/{}/logs/{}/tail", h, f), {}, {}, {}};
+        if (log.events[i].kind != kind) continue;
+        EventSite site{&log.events[i], fmt::format("/hosts/{}/logs/{}/events/{}", h, f, i), fmt::format("/hosts/{}/logs/{}/tail", h, f), {}, {}, {}};
         for (const auto& line : log.tail) site.lines.push_back(line.text);
         site.streams.assign(site.lines.size(), 'o');
         site.at = log_line_of(log, log.events[i]);
@@ -55,6 +55,20 @@ std::vector<OomSite> oom_sites(const evidence::EvidenceDocument& document) {
     }
   }
   return sites;
+}
+
+std::vector<parse::TracebackFrame> traceback_above(const EventSite& site) {
+  if (!site.at) return {};
+  std::vector<std::string_view> lines;
+  std::vector<std::size_t> in_tail;
+  for (std::size_t i = 0; i <= *site.at; ++i) {
+    if (site.streams[i] != site.streams[*site.at]) continue;
+    lines.push_back(site.lines[i]);
+    in_tail.push_back(i);
+  }
+  auto frames = parse::traceback_frames_above(lines, lines.size() - 1);
+  for (auto& frame : frames) frame.index = in_tail[frame.index];
+  return frames;
 }
 
 }  // namespace ftdiag::facts
