@@ -82,7 +82,7 @@ rules::Judgement judge_document(const evidence::EvidenceDocument& document, cons
                                 const std::string& analyzed) {
   auto judgement = rules::judge(rules.rules, document_facts(document, rules));
   auto& verdict = judgement.verdict;
-  if (verdict.cause == rules::kUnknownCause) {
+  if (verdict.cause == rules::kUnknownCause || verdict.confidence < rules::kSureThreshold) {
     const bool recorded = std::any_of(document.hosts.begin(), document.hosts.end(), [](const auto& host) { return !host.runs.empty(); });
     verdict.needed = rules::needed_evidence(verdict.undecided, rules.evidence, {node_of_death(document), analyzed, recorded});
   }

@@ -81,8 +81,9 @@ std::string time_apart(double seconds) {
 
 // The kernel's other OOM kills, so that a node's log of many is never judged
 // on one without the others being said: the nearest to the death first.
-void extract_other_oom_kills(const std::vector<KernelMatch>& matches, const KernelMatch* chosen,
-                             const std::optional<Incident>& incident, const Fact<bool>& read, FactSet& facts) {
+void extract_other_oom_kills(const evidence::EvidenceDocument& document, const std::vector<KernelMatch>& matches,
+                             const KernelMatch* chosen, const std::optional<Incident>& incident, const Fact<bool>& read,
+                             FactSet& facts) {
   if (!read) {
     facts.set_missing("kernel.other_oom_kills", read.missing());
     facts.set_missing("kernel.other_oom_victims", read.missing());
@@ -91,7 +92,10 @@ void extract_other_oom_kills(const std::vector<KernelMatch>& matches, const Kern
   const std::optional<double> death_time = incident ? incident->time : std::nullopt;
   std::vector<const KernelMatch*> others;
   for (const auto& m : matches) {
-    if (m.event->kind == "oom-kill" && &m != chosen) others.push_back(&m);
+    // A recorded run's host log is the whole node's: its kills of other jobs
+    // are not this job's story (kernel.oom_kills counts the same way).
+    const bool of_the_job = m.run || document.hosts[m.host].runs.empty();
+    if (m.event->kind == "oom-kill" && &m != chosen && of_the_job) others.push_back(&m);
   }
   facts.set("kernel.other_oom_kills", static_cast<std::int64_t>(others.size()), "/hosts");
   if (others.empty()) {
@@ -114,10 +118,10 @@ void extract_other_oom_kills(const std::vector<KernelMatch>& matches, const Kern
   facts.set("kernel.other_oom_victims", text, others.front()->pointer);
 }
 
-void extract_oom(const std::vector<KernelMatch>& matches, const std::optional<Incident>& incident, const Fact<bool>& read,
-                 FactSet& facts) {
+void extract_oom(const evidence::EvidenceDocument& document, const std::vector<KernelMatch>& matches,
+                 const std::optional<Incident>& incident, const Fact<bool>& read, FactSet& facts) {
   const auto* oom = incident_record(matches, incident, "oom-kill");
-  extract_other_oom_kills(matches, oom, incident, read, facts);
+  extract_other_oom_kills(document, matches, oom, incident, read, facts);
   const auto unplaced = oom ? std::vector<const KernelMatch*>{} : unplaced_oom_kills(matches, incident);
   if (read) {
     facts.set("kernel.unplaced_oom_kills", static_cast<std::int64_t>(unplaced.size()), "/hosts");
@@ -258,7 +262,7 @@ void extract_kernel_facts(const evidence::EvidenceDocument& document, const std:
   } else {
     facts.set_missing("kernel.oom_kills", read.missing());
   }
-  extract_oom(matches, incident, read, facts);
+  extract_oom(document, matches, incident, read, facts);
   extract_fault(matches, incident, read, facts);
   extract_xids(matches, incident, read, facts);
 }

@@ -32,10 +32,11 @@ std::string causes_text(const std::vector<std::string>& causes) {
   return text;
 }
 
-// What would decide an unknown verdict, in words, with how to get it.
+// What would decide an unknown verdict (or make a likely one sure), in words,
+// with how to get it.
 void append_needed_evidence(std::string& out, const rules::Verdict& v) {
   if (v.needed.empty()) return;
-  out += "  what would decide it:\n";
+  out += v.cause == "unknown" ? "  what would decide it:\n" : "  what would make it sure:\n";
   for (std::size_t i = 0; i < v.needed.size(); ++i) {
     const auto& need = v.needed[i];
     out += fmt::format("    {}. {}\n", i + 1, need.what);
@@ -60,6 +61,7 @@ std::string render_verdict(const rules::Judgement& judgement) {
     if (!judgement.findings.empty() && judgement.findings.front().rule == v.rule) {
       append_finding_details(out, judgement.findings.front());
     }
+    append_needed_evidence(out, v);
   }
   for (const auto& f : judgement.findings) {
     if (f.rule == v.rule) continue;

@@ -194,6 +194,9 @@ Judgement judge(const std::vector<Rule>& rules, const facts::FactSet& facts) {
   const Finding* top = j.findings.empty() || j.findings.front().consequence ? nullptr : &j.findings.front();
   if (top && top->confidence >= kVerdictThreshold) {
     j.verdict = Verdict{top->cause, top->confidence, top->scope, top->summary, top->rule, {}};
+    // A likely cause, not a sure one: what the undecided rules missed would
+    // confirm it or name another.
+    if (top->confidence < kSureThreshold) j.verdict.undecided = std::move(undecided);
     for (auto& f : j.findings) {
       if (f.consequence) f.consequence_of = top->rule;
     }

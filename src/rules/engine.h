@@ -14,6 +14,9 @@ namespace ftdiag::rules {
 
 // A finding needs at least this confidence to become the verdict.
 inline constexpr double kVerdictThreshold = 0.5;
+// Below this, a verdict is a likely cause, not a sure one: it says what would
+// make it sure, as `unknown` says what would decide it.
+inline constexpr double kSureThreshold = 0.7;
 
 struct CitedFact {
   std::string fact;
@@ -72,8 +75,10 @@ struct Verdict {
   std::string rule;                        // empty for unknown
   std::vector<std::string> missing_facts;  // what kept rules from deciding
   std::vector<std::string> notes;          // what is worth knowing beside it (signal deaths a successful job survived)
-  std::vector<UndecidedRule> undecided;    // for unknown: the primary rules that missed facts
-  std::vector<NeededEvidence> needed;      // for unknown: what would decide it (filled by needed_evidence())
+  // For unknown, and for a verdict below kSureThreshold: the primary rules that
+  // missed facts, and what would decide it (filled by needed_evidence()).
+  std::vector<UndecidedRule> undecided;
+  std::vector<NeededEvidence> needed;
 };
 
 struct Judgement {

@@ -122,7 +122,7 @@ TEST_CASE("line events: DeepSpeed launcher") {
             "2: rank-failed deepspeed signal=9 exit_code=-9 rank=0",
             "3: rank-failed deepspeed signal=11 exit_code=-11 rank=1",
             "4: launcher-teardown deepspeed pid=250621",
-            "5: rank-failed python signal=9",
+            "5: rank-failed deepspeed signal=9 rank=3",
             "6: rank-failed deepspeed exit_code=1",
             "7: launcher-signalled deepspeed signal=15",
         });
