@@ -161,6 +161,7 @@ TEST_CASE("line events sources: Ray workers and actors, as verl and OpenRLHF pri
             "9: worker-died ray",
             "16: worker-died ray exit_detail=Worker exits unexpectedly. Worker exits with an exit code None. The worker may have exceeded K8s pod memory limits. exit_type=SYSTEM_ERROR",
             "17: worker-died ray",
+            "18: oomd-kill ray signal=9",
         });
   check_no_event("(WorkerDict pid=26103) Actor use_remove_padding=True");
   check_no_event("2024-06-02 07:00:40,101\tINFO worker.py:1673 -- Started a local Ray instance.");
@@ -213,5 +214,17 @@ TEST_CASE("line events sources: NCCL's shared-memory segments and InfiniBand com
             "4: shm-error nccl segment=nccl-Zb5a2K size=33030148",
             "5: nccl-error nccl error=12 peer=10.0.0.12<39217>",
             "6: nccl-error nccl error=12 peer=10.0.0.12<39217>",
+        });
+}
+
+TEST_CASE("line events sources: zsh's words for a death, Ray's memory monitor, ENOMEM from a system call") {
+  CHECK(events_of_log("zsh-ray-enomem.txt") == std::vector<std::string>{
+            "1: shell-reported-death zsh signal=9 command=python train.py --config configs/sft.yaml",
+            "2: shell-reported-death zsh signal=11 command=python finetune.py",
+            "3: shell-reported-death zsh signal=11 command=python finetune.py core=core dumped",
+            "4: shell-reported-death zsh pid=4242 signal=9 command=python train.py",
+            "5: oomd-kill ray signal=9",
+            "6: oomd-kill ray pid=827684 signal=9 fraction=0.956471 memory_total=400.00GB memory_used=382.59GB threshold=0.95 used=43.35GB",
+            "7: host-memory-error python exception=OSError",
         });
 }
