@@ -319,7 +319,8 @@ class Scan {
                    .signal = matched.signal,
                    .exit_code = matched.exit_code,
                    .rank = matched.rank,
-                   .details = std::move(matched.details)};
+                   .details = std::move(matched.details),
+                   .means = std::move(matched.means)};
     event.details["source"] = matched.source;
     keep_event(std::move(event));
   }

@@ -46,7 +46,8 @@ void ConsoleSummary::note_event(double time, std::string_view text) {
                  .signal = matched->signal,
                  .exit_code = matched->exit_code,
                  .rank = matched->rank,
-                 .details = std::move(matched->details)};
+                 .details = std::move(matched->details),
+                 .means = std::move(matched->means)};
   event.details["source"] = matched->source;
   // The first events tell how the end began, the last how it ended.
   if (first_events_.size() < kMaxConsoleEvents / 2) {

@@ -41,7 +41,9 @@ namespace ftdiag::evidence {
 //      (shared_with): its figures are then not the job's alone.
 //   9  the document says whether its values passed the redaction step
 //      (redaction).
-inline constexpr int kSchemaVersion = 9;
+//   10 a log event says what its kind means (means: failure, teardown,
+//      detail, pressure, status), as rules/log-events.json declares it.
+inline constexpr int kSchemaVersion = 10;
 
 // One process of the job tree, kept whole: the job itself, every process
 // that died by a signal or failed, every one still running at the end, and
@@ -134,6 +136,10 @@ struct LogEvent {
   // Source-specific values, e.g. {"constraint": "CONSTRAINT_MEMCG",
   // "anon_rss_bytes": "123456"}; facts read them by name.
   std::map<std::string, std::string> details;
+  // For a line event, what its kind means for a diagnosis (failure, teardown,
+  // detail, pressure, status: the kind's declaration in rules/log-events.json);
+  // empty for the kernel's records.
+  std::string means;
 
   // A detail's value, empty when the source did not give it.
   std::string detail(const std::string& key) const {

@@ -119,7 +119,8 @@ struct Fields<LogEvent> {
   static constexpr auto list = std::tuple{
       field("kind", &T::kind, required), field("time", &T::time),       field("from", &T::from),
       field("text", &T::text),           field("pid", &T::pid),         field("signal", &T::signal),
-      field("exit_code", &T::exit_code), field("rank", &T::rank),       field("details", &T::details)};
+      field("exit_code", &T::exit_code), field("rank", &T::rank),       field("details", &T::details),
+      field("means", &T::means)};
 };
 
 template <>

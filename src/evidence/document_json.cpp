@@ -1,5 +1,8 @@
 #include "evidence/document_json.h"
 
+#include <map>
+#include <set>
+
 #include <fmt/format.h>
 
 #include "evidence/document_fields.h"
@@ -44,6 +47,28 @@ void say_peaks_not_reset(EvidenceDocument& document, int version) {
   }
 }
 
+// Before version 10 a log event did not say what its kind means: the
+// meanings of the kinds that version knew, as rules/log-events.json then
+// declared them (a frozen copy: new kinds are declared in the data only).
+void say_what_old_kinds_mean(EvidenceDocument& document) {
+  static const std::map<std::string, std::string, std::less<>> kVersion9Meanings{
+      {"launcher-teardown", "teardown"},  {"native-backtrace", "detail"},   {"native-frame", "detail"},
+      {"host-memory-usage", "pressure"},  {"scheduler-memory-limit-hit", "pressure"},
+      {"earlyoom-low-memory", "pressure"}, {"scheduler-task-exited", "status"}};
+  static const std::set<std::string, std::less<>> kKernelKinds{"oom-kill", "fault", "gpu-xid"};
+  const auto upgrade = [&](std::vector<LogEvent>& events) {
+    for (auto& event : events) {
+      if (!event.means.empty() || kKernelKinds.count(event.kind)) continue;
+      const auto known = kVersion9Meanings.find(event.kind);
+      event.means = known == kVersion9Meanings.end() ? "failure" : known->second;
+    }
+  };
+  for (auto& host : document.hosts) {
+    for (auto& log : host.logs) upgrade(log.events);
+    for (auto& run : host.runs) upgrade(run.console.events);
+  }
+}
+
 }  // namespace
 
 json document_to_json(const EvidenceDocument& document) { return write_json(document); }
@@ -59,6 +84,7 @@ Fact<EvidenceDocument> document_from_json(const json& j) {
     EvidenceDocument document;
     read_json(version == 1 ? upgrade_from_v1(j) : j, document);
     if (version < 3) say_peaks_not_reset(document, version);
+    if (version < 10) say_what_old_kinds_mean(document);
     document.schema_version = kSchemaVersion;
     return document;
   } catch (const std::exception& e) {

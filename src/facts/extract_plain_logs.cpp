@@ -26,19 +26,9 @@ struct LogRef {
   std::string pointer() const { return fmt::format("/hosts/{}/logs/{}", host, log); }
 };
 
-// Kinds that say the job or one of its processes failed, even without a
-// signal: a Python exception the launcher reported, CUDA and NCCL errors.
-bool reports_failure(const evidence::LogEvent& event) {
-  static const std::set<std::string, std::less<>> kKinds{
-      "rank-failed",       "worker-died",      "worker-fault",    "host-memory-error",   "library-abi-error",
-      "stack-overflow",    "native-crash",     "python-fatal-error", "memory-corruption", "cpp-terminate",
-      "shm-error",         "cuda-oom",         "cuda-driver-too-old", "cuda-unsupported-ptx", "cuda-no-kernel-image",
-      "cuda-ecc-error",    "cuda-illegal-address", "cuda-device-assert", "cuda-error",     "nccl-error",
-      "scheduler-oom",     "scheduler-task-died", "scheduler-cancel", "scheduler-memory-kill", "container-oom",
-      "eviction",          "container-exited", "node-oom",        "unit-oom",            "unit-killed",
-      "oomd-kill",         "earlyoom-kill",    "shell-reported-death", "launcher-signalled"};
-  return kKinds.count(event.kind) > 0;
-}
+// Events whose kind means a failure (rules/log-events.json declares what each
+// kind means): a death, an error, a stop from outside, even without a signal.
+bool reports_failure(const evidence::LogEvent& event) { return event.means == "failure"; }
 
 // The log the incident was printed in; else (a kernel record, or no death)
 // the log with most recognised lines, then the longest.

@@ -75,10 +75,9 @@ bool earlier(const std::optional<double>& a, const std::optional<double>& b) {
 }
 
 // A launcher signalling the ranks that survived is the end of a failure, not
-// its start; frames of a backtrace only follow the crash they describe.
-bool reports_collateral(const LogEvent& event) {
-  return event.kind == "launcher-teardown" || event.kind == "native-frame" || event.kind == "native-backtrace";
-}
+// its start; frames of a backtrace only follow the crash they describe (what
+// a kind means is declared in rules/log-events.json).
+bool reports_collateral(const LogEvent& event) { return event.means == "teardown" || event.means == "detail"; }
 
 bool is_teardown_signal(int signal) { return signal == SIGTERM || signal == SIGINT || signal == SIGHUP; }
 

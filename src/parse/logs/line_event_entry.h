@@ -28,6 +28,7 @@ struct LineEventGroup {
 struct LineEventTable::Entry {
   std::string kind;
   std::string source;
+  std::string means;  // the kind's, from its declaration
   std::unique_ptr<re2::RE2> regex;
   std::size_t literal = 0;                      // index into the prefilter's literals
   std::optional<int> signal;                    // fixed by the entry

@@ -26,6 +26,9 @@ namespace {
 using json = nlohmann::json;
 
 constexpr std::array<std::string_view, 6> kEntryFields{"kind", "source", "pattern", "literal", "signal", "details"};
+constexpr std::array<std::string_view, 4> kKindFields{"kind", "means", "fields", "what"};
+// What a kind may mean for a diagnosis (docs/log-events.md).
+constexpr std::array<std::string_view, 5> kMeanings{"failure", "teardown", "detail", "pressure", "status"};
 
 // A refusal: the pointer of the value at fault and what is wrong with it.
 struct TableError {
@@ -76,9 +79,16 @@ class LineEventTableBuilder {
         if (!value.is_string() || value.get<std::string>() != "log-events") return TableError{"/kind", "this table's kind is \"log-events\""};
         continue;
       }
-      if (key != "events") return TableError{"/" + json_pointer_token(key), fmt::format("unknown field \"{}\" (expected \"kind\", \"events\")", key)};
+      if (key != "events" && key != "kinds") {
+        return TableError{"/" + json_pointer_token(key), fmt::format("unknown field \"{}\" (expected \"kind\", \"kinds\", \"events\")", key)};
+      }
     }
-    if (!root.contains("events") || !root["events"].is_array()) return TableError{"", "expected {\"events\": [...]}"};
+    if (!root.contains("kinds") || !root["kinds"].is_array()) return TableError{"", "expected {\"kinds\": [...], \"events\": [...]}"};
+    const auto& kinds = root["kinds"];
+    for (std::size_t i = 0; i < kinds.size(); ++i) {
+      if (auto error = declare(kinds[i], fmt::format("/kinds/{}", i))) return error;
+    }
+    if (!root.contains("events") || !root["events"].is_array()) return TableError{"", "expected {\"kinds\": [...], \"events\": [...]}"};
     const auto& events = root["events"];
     for (std::size_t i = 0; i < events.size(); ++i) {
       if (auto error = add(events[i], fmt::format("/events/{}", i))) return error;
@@ -92,6 +102,58 @@ class LineEventTableBuilder {
   }
 
  private:
+  struct KindDeclaration {
+    std::string means;
+    std::set<std::string, std::less<>> fields;
+  };
+
+  std::optional<TableError> declare(const json& kind, const std::string& at) {
+    if (!kind.is_object()) return TableError{at, "each kind must be an object {\"kind\", \"means\", \"fields\", \"what\"}"};
+    for (const auto& [key, value] : kind.items()) {
+      if (std::find(kKindFields.begin(), kKindFields.end(), key) == kKindFields.end()) {
+        return TableError{at + "/" + json_pointer_token(key), fmt::format("unknown field \"{}\" (expected {})", key, fmt::join(kKindFields, ", "))};
+      }
+    }
+    for (const char* field : {"kind", "means", "what"}) {
+      if (!kind.contains(field) || !kind[field].is_string()) return TableError{at, fmt::format("a kind needs \"{}\", a string", field)};
+    }
+    const auto name = kind["kind"].get<std::string>();
+    if (!is_dashed_name(name)) return TableError{at + "/kind", fmt::format("kind \"{}\" must be lower case words joined by dashes", name)};
+    if (declared_.count(name)) return TableError{at + "/kind", fmt::format("kind \"{}\" is declared twice", name)};
+    KindDeclaration declaration{kind["means"].get<std::string>(), {}};
+    if (std::find(kMeanings.begin(), kMeanings.end(), declaration.means) == kMeanings.end()) {
+      return TableError{at + "/means", fmt::format("\"means\" is one of {}", fmt::join(kMeanings, ", "))};
+    }
+    if (!kind.contains("fields") || !kind["fields"].is_array()) return TableError{at, "a kind needs \"fields\": the names its entries may fill"};
+    for (std::size_t i = 0; i < kind["fields"].size(); ++i) {
+      const auto& field = kind["fields"][i];
+      if (!field.is_string() || !is_detail_name(field.get<std::string>())) {
+        return TableError{fmt::format("{}/fields/{}", at, i), "a field is a name in lower case ([a-z][a-z0-9_]*)"};
+      }
+      declaration.fields.insert(field.get<std::string>());
+    }
+    table_.kind_means_.emplace_back(name, declaration.means);
+    declared_.emplace(name, std::move(declaration));
+    return std::nullopt;
+  }
+
+  // Every field an entry fills is one its kind declares: a misspelt group
+  // name is refused here, not lost in a detail no fact reads.
+  std::optional<TableError> check_fields(const LineEventTable::Entry& compiled, const KindDeclaration& kind, const std::string& at) const {
+    const auto undeclared = [&](const std::string& name) {
+      return TableError{at, fmt::format("kind \"{}\" declares no field \"{}\" (its fields: {}); declare it in \"kinds\"", compiled.kind,
+                                        name, fmt::join(kind.fields, ", "))};
+    };
+    for (const auto& group : compiled.groups) {
+      if (!kind.fields.count(group.name)) return undeclared(group.name);
+    }
+    for (const auto& [name, value] : compiled.details) {
+      if (!kind.fields.count(name)) return undeclared(name);
+    }
+    if (compiled.signal && !kind.fields.count("signal")) return undeclared("signal");
+    return std::nullopt;
+  }
+
   std::optional<TableError> add(const json& entry, const std::string& at) {
     if (!entry.is_object()) return TableError{at, "each event entry must be an object"};
     for (const auto& [key, value] : entry.items()) {
@@ -112,8 +174,14 @@ class LineEventTableBuilder {
     if (!is_dashed_name(compiled.source)) {
       return TableError{at + "/source", fmt::format("source \"{}\" must be lower case words joined by dashes", compiled.source)};
     }
+    const auto declared = declared_.find(compiled.kind);
+    if (declared == declared_.end()) {
+      return TableError{at + "/kind", fmt::format("kind \"{}\" is not declared in \"kinds\"", compiled.kind)};
+    }
+    compiled.means = declared->second.means;
     if (auto error = add_fixed_values(entry, at, compiled)) return error;
     if (auto error = compile(entry["pattern"].get<std::string>(), at + "/pattern", compiled)) return error;
+    if (auto error = check_fields(compiled, declared->second, at)) return error;
     if (auto error = add_literal(entry["literal"].get<std::string>(), at, compiled)) return error;
     table_.patterns_.push_back({compiled.kind, compiled.source, compiled.regex->pattern(), literals_[compiled.literal]});
     table_.entries_.push_back(std::move(compiled));
@@ -186,6 +254,7 @@ class LineEventTableBuilder {
 
   LineEventTable table_;
   std::vector<std::string> literals_;
+  std::map<std::string, KindDeclaration, std::less<>> declared_;
 };
 
 std::variant<LineEventTable, std::string> LineEventTable::parse(std::string_view json_text, const std::string& source_name) {

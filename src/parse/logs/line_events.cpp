@@ -95,7 +95,7 @@ std::optional<LineEvent> match_entry(const LineEventTable::Entry& entry, std::st
   if (!entry.regex->Match(text, start, start + span.size(), re2::RE2::ANCHOR_BOTH, submatch.data(), entry.submatches)) {
     return std::nullopt;
   }
-  LineEvent event{entry.kind, entry.source, std::nullopt, entry.signal, std::nullopt, std::nullopt, entry.details};
+  LineEvent event{entry.kind, entry.source, std::nullopt, entry.signal, std::nullopt, std::nullopt, entry.details, entry.means};
   for (const auto& group : entry.groups) {
     const auto& text = submatch[static_cast<std::size_t>(group.index)];
     if (text.data() == nullptr) continue;  // an optional group that took no part
@@ -127,10 +127,15 @@ const std::vector<LineEventPattern>& LineEventTable::patterns() const { return p
 
 std::vector<std::string> LineEventTable::kinds() const {
   std::vector<std::string> kinds;
-  for (const auto& pattern : patterns_) {
-    if (std::find(kinds.begin(), kinds.end(), pattern.kind) == kinds.end()) kinds.push_back(pattern.kind);
-  }
+  for (const auto& [kind, means] : kind_means_) kinds.push_back(kind);
   return kinds;
+}
+
+std::string LineEventTable::means_of(std::string_view kind) const {
+  for (const auto& [declared, means] : kind_means_) {
+    if (declared == kind) return means;
+  }
+  return {};
 }
 
 }  // namespace ftdiag::parse

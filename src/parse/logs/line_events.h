@@ -40,6 +40,9 @@ struct LineEvent {
   // whose text does not convert (an unknown signal name) lands here too, under
   // its own name, so nothing printed is lost.
   std::map<std::string, std::string> details;
+  // What the kind means for a diagnosis, as its declaration in the table says:
+  // failure, teardown, detail, pressure or status (docs/log-events.md).
+  std::string means;
 
   bool operator==(const LineEvent&) const = default;
 };
@@ -56,8 +59,10 @@ class LineEventPrefilter;
 
 class LineEventTable {
  public:
-  // Parses {"events": [{"kind", "source", "pattern", "literal", optional
-  // "signal", optional "details"}, ...]} (JSON with comments). Errors say
+  // Parses {"kinds": [{"kind", "means", "fields", "what"}, ...], "events":
+  // [{"kind", "source", "pattern", "literal", optional "signal", optional
+  // "details"}, ...]} (JSON with comments). Every event entry's kind must be
+  // declared, and fill only the fields its kind declares. Errors say
   // "source_name:line:column: what" (line and column of the offending value
   // where it is known). Never throws.
   static std::variant<LineEventTable, std::string> parse(std::string_view json_text, const std::string& source_name);
@@ -75,8 +80,11 @@ class LineEventTable {
   std::optional<LineEvent> match(std::string_view line) const;
 
   const std::vector<LineEventPattern>& patterns() const;
-  // The distinct kinds, in table order.
+  // The declared kinds, in table order.
   std::vector<std::string> kinds() const;
+  // What a declared kind means (failure, teardown, detail, pressure, status);
+  // empty for a kind the table does not declare.
+  std::string means_of(std::string_view kind) const;
 
   struct Entry;  // compiled form of one pattern (line_events.cpp)
 
@@ -84,6 +92,7 @@ class LineEventTable {
   LineEventTable();
   std::vector<Entry> entries_;
   std::vector<LineEventPattern> patterns_;
+  std::vector<std::pair<std::string, std::string>> kind_means_;  // declared kind, what it means
   std::unique_ptr<LineEventPrefilter> prefilter_;
 
   friend class LineEventTableBuilder;

@@ -150,3 +150,22 @@ TEST_CASE("a schema version 2 document still loads, whether its cgroup peaks wer
   REQUIRE(again.has_value());
   CHECK(again.value() == document.value());
 }
+
+TEST_CASE("a schema version 9 document's line events learn what their kinds mean; the kernel's records stay without") {
+  nlohmann::json v9 = {{"schema_version", 9}, {"generator", "ftdiag 0.1.0"}, {"sources", nlohmann::json::array()},
+                       {"hosts", nlohmann::json::array({{{"name", ""},
+                                                         {"runs", nlohmann::json::array()},
+                                                         {"logs", nlohmann::json::array({{{"from", {{"collector", "log-files"}}},
+                                                                                          {"events", nlohmann::json::array({
+                                                                                              {{"kind", "launcher-teardown"}},
+                                                                                              {{"kind", "rank-failed"}},
+                                                                                              {{"kind", "host-memory-usage"}}})}}})}}})}};
+  auto document = document_from_json(v9);
+  REQUIRE_MESSAGE(document.has_value(), document.missing().detail);
+  const auto& events = document->hosts.at(0).logs.at(0).events;
+  REQUIRE(events.size() == 3);
+  CHECK(events[0].means == "teardown");
+  CHECK(events[1].means == "failure");
+  CHECK(events[2].means == "pressure");
+  CHECK(document->schema_version == kSchemaVersion);
+}

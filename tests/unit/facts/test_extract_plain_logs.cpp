@@ -8,6 +8,7 @@
 
 #include "facts/extract.h"
 #include "unit/facts/evidence_builder.h"
+#include "unit/parse/logs/line_event_testing.h"
 
 using namespace ftdiag;
 using namespace ftdiag::evidence;
@@ -19,6 +20,7 @@ LogEvent event_at(std::string kind, std::uint64_t line, std::string text, std::o
                   std::optional<double> time = std::nullopt) {
   LogEvent e{.kind = std::move(kind), .time = time, .from = Provenance{.collector = "log-files", .file = "train.log", .line = line},
              .text = std::move(text), .signal = signal};
+  e.means = ftdiag::parse::testing::project_table().means_of(e.kind);  // as the log scan stamps it
   return e;
 }
 

@@ -22,8 +22,17 @@ using ftdiag::parse::testing::read_whole;
 
 namespace {
 
+// The declaration of the test tables' kinds "k", "first" and "second", placed
+// after the events so that positions in them stay where the tests look.
+constexpr std::string_view kTestKinds =
+    R"(, "kinds": [{"kind": "k", "means": "failure", "fields": ["pid", "signal", "exit_code", "rank", "why"], "what": "a test"},
+             {"kind": "first", "means": "failure", "fields": ["pid", "signal"], "what": "a test"},
+             {"kind": "second", "means": "teardown", "fields": ["signal", "why"], "what": "a test"}])";
+
 // A table of one entry, in the file's own shape.
-std::string one_entry(const std::string& fields) { return "{\"events\": [\n  {" + fields + "}\n]}\n"; }
+std::string one_entry(const std::string& fields) {
+  return "{\"events\": [\n  {" + fields + "}\n]" + std::string(kTestKinds) + "}\n";
+}
 
 std::string refusal(const std::string& text) {
   auto table = LineEventTable::parse(text, "test.json");
@@ -72,7 +81,7 @@ TEST_CASE("line events: the first matching entry wins, fixed fields are filled, 
     {"kind": "first", "source": "test", "pattern": "boom (?P<pid>\\w+) (?P<signal>\\w+)", "literal": "boom "},
     {"kind": "second", "source": "test", "pattern": "boom", "literal": "boom", "signal": "SIGKILL",
      "details": {"why": "fixed"}}
-  ]})j", "order.json");
+  ])j" + std::string(kTestKinds) + "}", "order.json");
   REQUIRE(std::holds_alternative<LineEventTable>(loaded));
   const auto& table = std::get<LineEventTable>(loaded);
   const auto first = table.match("x boom 42 Killed");
@@ -87,6 +96,8 @@ TEST_CASE("line events: the first matching entry wins, fixed fields are filled, 
   const auto second = table.match("a boom!");
   REQUIRE(second);
   CHECK(second->kind == "second");
+  CHECK(second->means == "teardown");  // its kind's declaration
+  CHECK(first->means == "failure");
   CHECK(second->signal == 9);
   CHECK(second->details.at("why") == "fixed");
   CHECK_FALSE(table.match("bo om"));
@@ -137,10 +148,30 @@ TEST_CASE("line events: malformed tables are refused with file:line:column") {
     check_refused_at(R"("kind": "Rank_Failed", "source": "s", "pattern": "abcd", "literal": "abcd")", "\"Rank_",
                      "kind \"Rank_Failed\"");
   }
+  SUBCASE("an entry of a kind never declared") {
+    check_refused_at(R"("kind": "rank-exploded", "source": "s", "pattern": "abcd", "literal": "abcd")", "\"rank-exploded",
+                     "kind \"rank-exploded\" is not declared in \"kinds\"");
+  }
+  SUBCASE("a group its kind does not declare: a misspelt field is refused, not lost") {
+    check_refused_at(R"j("kind": "k", "source": "s", "pattern": "abcd (?P<exitcode>\\d+)", "literal": "abcd")j", "{\"kind",
+                     "kind \"k\" declares no field \"exitcode\"");
+    CHECK(contains(refusal(one_entry(R"("kind": "second", "source": "s", "pattern": "abcd", "literal": "abcd", "details": {"how": "x"})")),
+                   "kind \"second\" declares no field \"how\""));
+  }
+  SUBCASE("a kind's declaration") {
+    const auto bad_means = R"({"events": [], "kinds": [{"kind": "k", "means": "disaster", "fields": [], "what": "t"}]})";
+    CHECK(contains(refusal(bad_means), "\"means\" is one of failure, teardown, detail, pressure, status"));
+    const auto twice = R"({"events": [], "kinds": [{"kind": "k", "means": "failure", "fields": [], "what": "t"},
+                                                   {"kind": "k", "means": "failure", "fields": [], "what": "t"}]})";
+    CHECK(contains(refusal(twice), "kind \"k\" is declared twice"));
+    const auto no_fields = R"({"events": [], "kinds": [{"kind": "k", "means": "failure", "what": "t"}]})";
+    CHECK(contains(refusal(no_fields), "a kind needs \"fields\""));
+  }
   SUBCASE("the wrong shape") {
     CHECK(contains(refusal("[]"), "expected an object"));
     CHECK(contains(refusal("{\"events\": [], \"extra\": 1}"), "test.json:1:25: unknown field \"extra\""));
-    CHECK(contains(refusal("{\"events\": [\"x\"]}"), "test.json:1:13: each event entry must be an object"));
+    CHECK(contains(refusal("{\"events\": [\"x\"], \"kinds\": []}"), "test.json:1:13: each event entry must be an object"));
+    CHECK(contains(refusal("{\"events\": []}"), "expected {\"kinds\": [...], \"events\": [...]}"));
     CHECK(contains(refusal(one_entry(R"("kind": 3, "source": "s", "pattern": "abcd", "literal": "abcd")")), "\"kind\" must be a string"));
   }
 }
