@@ -3,6 +3,7 @@
 // writes (document_json.h), so saved evidence can be judged again later.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -146,6 +147,12 @@ struct LogEvent {
     auto it = details.find(key);
     return it == details.end() ? std::string() : it->second;
   }
+
+  // A detail read as a count (a pid, a size in bytes, microseconds), or as a
+  // number: nullopt when absent, or when its text is not wholly one (a
+  // document read back from JSON may hold anything), never a silent 0.
+  std::optional<std::uint64_t> detail_count(const std::string& key) const;
+  std::optional<double> detail_number(const std::string& key) const;
 
   bool operator==(const LogEvent&) const = default;
 };

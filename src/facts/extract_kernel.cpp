@@ -29,11 +29,13 @@ void set_detail(FactSet& facts, const char* name, const KernelMatch& match, cons
 }
 
 void set_bytes_detail(FactSet& facts, const char* name, const KernelMatch& match, const char* key) {
-  auto value = match.event->detail(key);
-  if (value.empty()) {
+  if (const auto value = match.event->detail_count(key)) {
+    facts.set(name, static_cast<std::int64_t>(*value), match.pointer + "/details/" + key);
+  } else if (match.event->detail(key).empty()) {
     facts.set_missing(name, Missing{MissingReason::not_present, fmt::format("the kernel's record does not print {}", key)});
   } else {
-    facts.set(name, static_cast<std::int64_t>(std::strtoull(value.c_str(), nullptr, 10)), match.pointer + "/details/" + key);
+    facts.set_missing(name, Missing{MissingReason::unparseable,
+                                    fmt::format("the record's {} is not a count: \"{}\"", key, match.event->detail(key))});
   }
 }
 
@@ -231,7 +233,11 @@ void extract_xids(const std::vector<KernelMatch>& matches, const std::optional<I
     }
     return;
   }
-  facts.set("gpu.xid", static_cast<std::int64_t>(std::atoi(chosen->event->detail("xid").c_str())), chosen->pointer + "/details/xid");
+  if (const auto xid = chosen->event->detail_count("xid")) {
+    facts.set("gpu.xid", static_cast<std::int64_t>(*xid), chosen->pointer + "/details/xid");
+  } else {
+    facts.set_missing("gpu.xid", Missing{MissingReason::unparseable, "the Xid record's number is not one"});
+  }
   set_detail(facts, "gpu.xid_meaning", *chosen, "meaning");
   set_detail(facts, "gpu.xid_origin", *chosen, "origin");
   set_detail(facts, "gpu.xid_action", *chosen, "action");

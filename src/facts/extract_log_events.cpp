@@ -76,10 +76,10 @@ void extract_log_event_facts(const evidence::EvidenceDocument& document, const s
   set_text("log.shm_error", first_of(events, {"shm-error"}), [](const LogEvent& e) { return e.text; });
   set_text("log.cuda_oom", first_of(events, {"cuda-oom"}), [](const LogEvent& e) { return e.text; });
   set_text("log.cuda_driver_too_old", first_of(events, {"cuda-driver-too-old"}), [](const LogEvent& e) { return e.text; });
-  if (const auto* old = first_of(events, {"cuda-driver-too-old"}); old && !old->event->detail("driver_version").empty()) {
+  if (const auto* old = first_of(events, {"cuda-driver-too-old"})) {
     // torch prints the driver's CUDA as cuDriverGetVersion does: 12040 is 12.4.
-    const long v = std::strtol(old->event->detail("driver_version").c_str(), nullptr, 10);
-    if (v > 0 && v < 1000000) facts.set("log.cuda_driver_found_version", fmt::format("{}.{}", v / 1000, (v % 1000) / 10), old->pointer);
+    const auto v = old->event->detail_count("driver_version");
+    if (v && *v > 0 && *v < 1000000) facts.set("log.cuda_driver_found_version", fmt::format("{}.{}", *v / 1000, (*v % 1000) / 10), old->pointer);
   }
   set_text("log.cuda_unsupported_ptx", first_of(events, {"cuda-unsupported-ptx"}), [](const LogEvent& e) { return e.text; });
   set_text("log.nccl_error", first_of(events, {"nccl-error"}), [](const LogEvent& e) { return e.text; });
@@ -114,7 +114,7 @@ void extract_log_event_facts(const evidence::EvidenceDocument& document, const s
       timeout = &e;
     }
     if (e.event->kind == "host-memory-usage") {
-      const double percent = std::strtod(e.event->detail("percent").c_str(), nullptr);
+      const double percent = e.event->detail_number("percent").value_or(0);
       if (percent > 0 && (!memory_percent || percent > *memory_percent)) {
         memory_percent = percent;
         memory_pointer = e.pointer + "/details/percent";

@@ -179,15 +179,8 @@ constexpr double kSameEpisodeSeconds = 60;
 // clock (a saved log whose boot time is not known); none when neither says.
 std::optional<double> seconds_apart(const evidence::LogEvent& a, const evidence::LogEvent& b) {
   if (a.time && b.time) return *b.time - *a.time;
-  // A document read back from JSON may hold anything in a detail.
-  auto microseconds = [](const std::string& text) -> std::optional<double> {
-    char* end = nullptr;
-    const double value = std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size()) return std::nullopt;
-    return value;
-  };
-  const auto a_us = microseconds(a.detail("monotonic_us"));
-  const auto b_us = microseconds(b.detail("monotonic_us"));
+  const auto a_us = a.detail_number("monotonic_us");
+  const auto b_us = b.detail_number("monotonic_us");
   if (!a_us || !b_us) return std::nullopt;
   return (*b_us - *a_us) / 1e6;
 }
