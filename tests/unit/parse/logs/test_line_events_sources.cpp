@@ -226,5 +226,6 @@ TEST_CASE("line events sources: zsh's words for a death, Ray's memory monitor, E
             "5: oomd-kill ray signal=9",
             "6: oomd-kill ray pid=827684 signal=9 fraction=0.956471 memory_total=400.00GB memory_used=382.59GB threshold=0.95 used=43.35GB",
             "7: host-memory-error python exception=OSError",
+            "9: oomd-kill ray pid=4503 signal=9 node_ip=10.1.180.84",
         });
 }
