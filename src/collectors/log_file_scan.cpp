@@ -51,8 +51,9 @@ using evidence::kMaxMarkerText;
 namespace fs = std::filesystem;
 
 struct LogScanner::Patterns {
-  std::optional<parse::MultiPattern> all;  // events, then phases, then kernel lines
+  std::optional<parse::MultiPattern> all;  // events, then their literals, then phases, then kernel lines
   std::size_t events = 0;
+  std::size_t hints = 0;  // the event entries' literals: a line that may be the head of a wrapped one
   std::size_t phases = 0;
   std::string fallback_reason;
   std::unique_ptr<re2::RE2::Set> kernel_set;  // the fallback's kernel-line test
@@ -84,10 +85,17 @@ std::uint64_t count_nuls(const char* data, std::size_t size) {
   return count;
 }
 
-enum class PatternKind { event, phase, kernel };
+enum class PatternKind { event, hint, phase, kernel };
+
+// A message a terminal or an issue form wrapped is read whole by joining its
+// line with the next ones, at most this many.
+constexpr std::size_t kWrappedContinuations = 2;
+// A wrapped piece is short: a longer next line is another message.
+constexpr std::size_t kMaxContinuationBytes = 400;
 
 struct LineFinds {
   bool event = false;
+  bool hint = false;  // an event entry's literal, without its whole pattern
   std::optional<std::size_t> phase;  // lowest phase pattern index
   bool kernel = false;
 };
@@ -222,7 +230,8 @@ class Scan {
 
   PatternKind kind_of(std::uint32_t id) const {
     if (id < patterns_.events) return PatternKind::event;
-    if (id < patterns_.events + patterns_.phases) return PatternKind::phase;
+    if (id < patterns_.events + patterns_.hints) return PatternKind::hint;
+    if (id < patterns_.events + patterns_.hints + patterns_.phases) return PatternKind::phase;
     return PatternKind::kernel;
   }
 
@@ -247,15 +256,17 @@ class Scan {
         const auto id = matches_[i].pattern;
         switch (kind_of(id)) {
           case PatternKind::event: finds.event = true; break;
+          case PatternKind::hint: finds.hint = true; break;
           case PatternKind::phase: {
-            const std::size_t index = id - patterns_.events;
+            const std::size_t index = id - patterns_.events - patterns_.hints;
             if (!finds.phase || index < *finds.phase) finds.phase = index;
             break;
           }
           case PatternKind::kernel: finds.kernel = true; break;
         }
       }
-      segment(text.substr(start, end - start), line_number_at(text, start), finds);
+      segment(text.substr(start, end - start), line_number_at(text, start), finds, false,
+              end < text.size() ? text.substr(end + 1) : std::string_view());
     }
   }
 
@@ -271,7 +282,7 @@ class Scan {
       LineFinds finds;
       finds.event = events_ != nullptr;
       finds.kernel = patterns_.kernel_set && patterns_.kernel_set->Match(line, nullptr);
-      segment(line, number, finds, /*classify_phase=*/true);
+      segment(line, number, finds, /*classify_phase=*/true, nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1));
       if (nl == std::string_view::npos) break;
       if (cr < crs_.size() && crs_[cr] == nl) {
         ++cr;  // a redraw, not a new line
@@ -282,10 +293,17 @@ class Scan {
     }
   }
 
-  void segment(std::string_view text, std::uint64_t number, const LineFinds& finds, bool classify_phase = false) {
+  // `after`: the block's text after this segment, for a message wrapped over
+  // the next lines.
+  void segment(std::string_view text, std::uint64_t number, const LineFinds& finds, bool classify_phase = false,
+               std::string_view after = {}) {
     if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
-    if (finds.event && events_) {
-      if (auto matched = events_->match(text)) note_event(std::move(*matched), text, number);
+    if ((finds.event || finds.hint) && events_) {
+      if (auto matched = events_->match(text)) {
+        note_event(std::move(*matched), text, number);
+      } else {
+        match_wrapped(text, number, after);
+      }
     }
     if (phases_) {
       if (classify_phase) {
@@ -308,6 +326,32 @@ class Scan {
     if (!stamp) return std::nullopt;
     if (!stamp->month_day_only) return stamp->seconds;
     return year_ ? parse::seconds_in_year(*stamp, *year_) : std::nullopt;
+  }
+
+  // A line that holds an entry's literal but not its whole message, joined
+  // with the lines after it as a terminal or an issue form wrapped them
+  // ("... killed by signal: Bus" / "error. It is possible that ..."). The
+  // event is placed on the first line and quotes the joined text.
+  void match_wrapped(std::string_view head, std::uint64_t number, std::string_view after) {
+    std::string joined(head);
+    for (std::size_t piece = 0; piece < kWrappedContinuations && !after.empty(); ++piece) {
+      const auto nl = after.find('\n');
+      std::string_view next = after.substr(0, nl);
+      after = nl == std::string_view::npos ? std::string_view() : after.substr(nl + 1);
+      while (!next.empty() && (next.back() == '\r' || next.back() == ' ')) next.remove_suffix(1);
+      while (!next.empty() && next.front() == ' ') next.remove_prefix(1);
+      if (next.empty() || next.size() > kMaxContinuationBytes) return;
+      // A line that is a message of its own is no continuation (a traceback
+      // quotes the code that raises a message, then prints the message).
+      if (events_->match(next)) return;
+      while (!joined.empty() && joined.back() == ' ') joined.pop_back();
+      joined += ' ';
+      joined += next;
+      if (auto matched = events_->match(joined)) {
+        note_event(std::move(*matched), joined, number);
+        return;
+      }
+    }
   }
 
   void note_event(parse::LineEvent matched, std::string_view text, std::uint64_t number) {
@@ -468,10 +512,18 @@ LogScanner::LogScanner(const PhaseTable* phases, const parse::LineEventTable* ev
     for (const auto& p : events_->patterns()) all.push_back(block_form_of_event_pattern(p.pattern));
   }
   patterns_->events = all.size();
+  if (events_) {
+    std::vector<std::string> literals;
+    for (const auto& p : events_->patterns()) {
+      if (std::find(literals.begin(), literals.end(), p.literal) == literals.end()) literals.push_back(p.literal);
+    }
+    for (const auto& literal : literals) all.push_back(RE2::QuoteMeta(literal));
+  }
+  patterns_->hints = all.size() - patterns_->events;
   if (phases_) {
     for (const auto& p : phases_->patterns()) all.push_back(block_form_of_phase_pattern(p));
   }
-  patterns_->phases = all.size() - patterns_->events;
+  patterns_->phases = all.size() - patterns_->events - patterns_->hints;
   const auto& kernel = kernel_line_patterns();
   all.insert(all.end(), kernel.begin(), kernel.end());
   auto compiled = compiled_patterns(all, cache_dir);

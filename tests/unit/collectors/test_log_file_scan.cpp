@@ -479,3 +479,21 @@ TEST_CASE("log scan: a line longer than the quoting limit keeps its head and tai
   CHECK(quoted.ends_with("xxxTAIL"));
   CHECK(quoted.find("bytes elided]") != std::string::npos);
 }
+
+TEST_CASE("log scan: a message a terminal or an issue form wrapped is read whole, on its first line") {
+  const auto scanned = scan(
+      "step 10\n"
+      "RuntimeError: DataLoader worker (pid 47) is killed by signal: Bus\n"
+      "error. It is possible that dataloader's workers are out of shared\n"
+      "memory. Please try to raise your shared memory limit.\n");
+  REQUIRE(scanned.log.events.size() == 1);
+  const auto& event = scanned.log.events[0];
+  CHECK(event.kind == "worker-died");
+  CHECK(event.signal == 7);
+  CHECK(event.pid == 47);
+  CHECK(event.from.line == 2);
+  CHECK(event.text.find("killed by signal: Bus error.") != std::string::npos);
+  // A line holding a message's words, with nothing after it that completes it, is no event.
+  CHECK(scan("RuntimeError: DataLoader worker (pid 47) is killed by signal: Bus\n").log.events.empty());
+  CHECK(scan("RuntimeError: DataLoader worker (pid 47) is killed by signal: Bus\n\nerror. It is possible\n").log.events.empty());
+}
