@@ -99,16 +99,21 @@ LogEvent kernel_oom_kill(int pid, double time, std::string memcg, std::string co
   return kill;
 }
 
-}  // namespace
-
-TEST_CASE("plain logs: two workers killed in one OOM episode: the one the DataLoader names makes the first a worker too") {
+// The DataLoader's report that it lost worker 630, beside the kernel's kills.
+EvidenceDocument worker_630_named_beside(std::vector<LogEvent> kills) {
   auto document = document_with({console({event_at("worker-died", 1, "RuntimeError: DataLoader worker (pid 630) is killed by signal: Killed.", SIGKILL)}, {}, 1)});
   document.hosts[0].logs[0].events[0].pid = 630;
   document.hosts[0].logs[0].events[0].details["source"] = "pytorch-dataloader";
   KernelLogEvidence kernel;
-  kernel.records = {kernel_oom_kill(629, 100.0, "/job"), kernel_oom_kill(630, 100.4, "/job")};
+  kernel.records = std::move(kills);
   document.hosts[0].kernel = kernel;
-  const auto facts = facts::extract_facts(document);
+  return document;
+}
+
+}  // namespace
+
+TEST_CASE("plain logs: two workers killed in one OOM episode: the one the DataLoader names makes the first a worker too") {
+  const auto facts = facts::extract_facts(worker_630_named_beside({kernel_oom_kill(629, 100.0, "/job"), kernel_oom_kill(630, 100.4, "/job")}));
   // The first kill is the incident; the DataLoader named the second.
   CHECK(value_of<std::int64_t>(facts, "death.pid") == 629);
   CHECK(value_of<std::string>(facts, "death.role") == "dataloader-worker");
@@ -119,13 +124,7 @@ TEST_CASE("plain logs: two workers killed in one OOM episode: the one the DataLo
 
 TEST_CASE("plain logs: a kill in another cgroup, or of another command, does not lend its role") {
   for (const auto& sibling : {kernel_oom_kill(630, 100.4, "/other-job"), kernel_oom_kill(630, 100.4, "/job", "bash")}) {
-    auto document = document_with({console({event_at("worker-died", 1, "RuntimeError: DataLoader worker (pid 630) is killed by signal: Killed.", SIGKILL)}, {}, 1)});
-    document.hosts[0].logs[0].events[0].pid = 630;
-    document.hosts[0].logs[0].events[0].details["source"] = "pytorch-dataloader";
-    KernelLogEvidence kernel;
-    kernel.records = {kernel_oom_kill(629, 100.0, "/job"), sibling};
-    document.hosts[0].kernel = kernel;
-    const auto facts = facts::extract_facts(document);
+    const auto facts = facts::extract_facts(worker_630_named_beside({kernel_oom_kill(629, 100.0, "/job"), sibling}));
     CAPTURE(sibling.details.at("oom_memcg"));
     CHECK(value_of<std::int64_t>(facts, "death.pid") == 629);
     CHECK_FALSE(facts.get("death.role").value.has_value());
@@ -133,29 +132,18 @@ TEST_CASE("plain logs: a kill in another cgroup, or of another command, does not
 }
 
 TEST_CASE("plain logs: the worker the DataLoader names, killed in an episode of its own, is the death itself") {
-  auto document = document_with({console({event_at("worker-died", 1, "RuntimeError: DataLoader worker (pid 630) is killed by signal: Killed.", SIGKILL)}, {}, 1)});
-  document.hosts[0].logs[0].events[0].pid = 630;
-  document.hosts[0].logs[0].events[0].details["source"] = "pytorch-dataloader";
-  KernelLogEvidence kernel;
-  kernel.records = {kernel_oom_kill(629, 100.0, "/job"), kernel_oom_kill(630, 400.0, "/job")};
-  document.hosts[0].kernel = kernel;
-  const auto facts = facts::extract_facts(document);
+  const auto facts = facts::extract_facts(worker_630_named_beside({kernel_oom_kill(629, 100.0, "/job"), kernel_oom_kill(630, 400.0, "/job")}));
   CHECK(value_of<std::int64_t>(facts, "death.pid") == 630);
   CHECK(value_of<std::string>(facts, "oom.matched_by") == "pid 630, the pid the log reports dying");
   CHECK(value_of<std::string>(facts, "kernel.other_oom_victims") == "pid 629 (python3) 5 min before");
 }
 
 TEST_CASE("plain logs: a saved kernel log with no wall time places the episode by the printk clock") {
-  auto document = document_with({console({event_at("worker-died", 1, "RuntimeError: DataLoader worker (pid 630) is killed by signal: Killed.", SIGKILL)}, {}, 1)});
-  document.hosts[0].logs[0].events[0].pid = 630;
-  document.hosts[0].logs[0].events[0].details["source"] = "pytorch-dataloader";
-  KernelLogEvidence kernel;
-  kernel.records = {kernel_oom_kill(629, 0, "/job"), kernel_oom_kill(630, 0, "/job")};
-  for (auto& record : kernel.records) record.time.reset();
-  kernel.records[0].details["monotonic_us"] = "5000000";
-  kernel.records[1].details["monotonic_us"] = "5250000";
-  document.hosts[0].kernel = kernel;
-  const auto facts = facts::extract_facts(document);
+  std::vector<LogEvent> kills{kernel_oom_kill(629, 0, "/job"), kernel_oom_kill(630, 0, "/job")};
+  for (auto& record : kills) record.time.reset();
+  kills[0].details["monotonic_us"] = "5000000";
+  kills[1].details["monotonic_us"] = "5250000";
+  const auto facts = facts::extract_facts(worker_630_named_beside(std::move(kills)));
   CHECK(value_of<std::string>(facts, "death.role") == "dataloader-worker");
   CHECK(value_of<std::string>(facts, "death.role_because").find("0.2 s later") != std::string::npos);
 }
