@@ -28,4 +28,15 @@ constexpr std::size_t run_length(std::string_view text, std::size_t at, Pred pre
   return n;
 }
 
+// Whether `text` holds `word` (lower case) in any case of ASCII letters.
+constexpr bool contains_ignoring_case(std::string_view text, std::string_view word) {
+  if (word.size() > text.size()) return false;
+  for (std::size_t at = 0; at + word.size() <= text.size(); ++at) {
+    std::size_t i = 0;
+    while (i < word.size() && to_lower(text[at + i]) == word[i]) ++i;
+    if (i == word.size()) return true;
+  }
+  return false;
+}
+
 }  // namespace ftdiag::ascii

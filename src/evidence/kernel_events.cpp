@@ -56,7 +56,7 @@ std::string top_consumers(const std::vector<parse::OomTask>& tasks) {
 
 LogEvent from_oom(const parse::OomKill& kill) {
   LogEvent event{.kind = "oom-kill"};
-  event.pid = kill.pid;
+  if (kill.pid > 0) event.pid = kill.pid;
   event.signal = SIGKILL;
   auto& d = event.details;
   d["comm"] = kill.comm;
@@ -87,7 +87,9 @@ LogEvent from_oom(const parse::OomKill& kill) {
   if (kill.reaped) d["reaped"] = "true";
   // Whether the report came whole: the rate limiter drops all but the
   // "Killed process" line in an OOM storm.
-  if (kill.kill_line_missing) {
+  if (kill.victim_inferred) {
+    d["report"] = std::string(kReportWithoutVictim);
+  } else if (kill.kill_line_missing) {
     d["report"] = std::string(kReportWithoutKillLine);
   } else {
     d["report"] = (kill.trigger_comm.empty() && kill.constraint.empty() && kill.tasks.empty()) ? "kill line only" : "full";
@@ -133,6 +135,12 @@ LogEvent from_xid(const parse::GpuXid& xid) {
   d["pci"] = xid.pci;
   if (!xid.process_name.empty()) d["process_name"] = xid.process_name;
   if (!xid.message.empty()) d["message"] = xid.message.substr(0, kMaxEventText);
+  if (xid.pcie_error) {
+    d["meaning"] = "a fatal, uncorrectable PCIe error on the GPU's link (the kernel's AER report), which the NVIDIA driver cannot recover from";
+    d["origin"] = "hardware";
+    d["action"] = "Take the node out of service and have the GPU, its riser, slot and PCIe link checked (lspci -vv on the GPU and the port above it, the BMC's event log); a reboot brings the GPU back only until the link fails again";
+    return event;
+  }
   const int code = xid.code.value_or(79);  // a bare "fallen off the bus" line is Xid 79's event
   d["xid"] = std::to_string(code);
   if (auto meaning = parse::xid_meaning(code)) {

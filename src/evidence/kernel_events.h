@@ -31,6 +31,9 @@ inline constexpr std::size_t kKernelEventsKeptPerEnd = kMaxKernelRecords / 8;
 // An OOM kill's `report` detail when the report was cut short after its
 // oom-kill summary, before the kill line (parse::OomKill::kill_line_missing).
 inline constexpr std::string_view kReportWithoutKillLine = "summary only";
+// ... and when the summary itself was cut before the victim's pid: the pid is
+// the task-table row the kernel's badness rule ranks first, or absent.
+inline constexpr std::string_view kReportWithoutVictim = "summary cut before its victim";
 
 class KernelLogEvents {
  public:

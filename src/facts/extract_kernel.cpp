@@ -161,7 +161,13 @@ void extract_oom(const evidence::EvidenceDocument& document, const std::vector<K
   facts.set("oom.killed_by_kernel", true, oom->pointer);
   set_detail(facts, "oom.scope", *oom, "scope");
   set_detail(facts, "oom.constraint", *oom, "constraint");
-  facts.set("oom.victim", fmt::format("pid {} ({})", oom->event->pid.value_or(0), oom->event->detail("comm")), oom->pointer + "/pid");
+  if (oom->event->pid) {
+    facts.set("oom.victim", fmt::format("pid {} ({})", *oom->event->pid, oom->event->detail("comm")), oom->pointer + "/pid");
+  } else {
+    facts.set_missing("oom.victim", Missing{MissingReason::not_present,
+                                            "the kernel's report was cut before it named its victim, and its task table "
+                                            "(when pasted) does not single one out"});
+  }
   set_bytes_detail(facts, "oom.victim_anon_rss_bytes", *oom, "anon_rss_bytes");
   set_bytes_detail(facts, "oom.victim_file_rss_bytes", *oom, "file_rss_bytes");
   set_bytes_detail(facts, "oom.victim_shmem_rss_bytes", *oom, "shmem_rss_bytes");
@@ -235,6 +241,8 @@ void extract_xids(const std::vector<KernelMatch>& matches, const std::optional<I
   }
   if (const auto xid = chosen->event->detail_count("xid")) {
     facts.set("gpu.xid", static_cast<std::int64_t>(*xid), chosen->pointer + "/details/xid");
+  } else if (chosen->event->detail("xid").empty()) {
+    facts.set_missing("gpu.xid", Missing{MissingReason::not_present, "the GPU's failure was a PCIe error the kernel reported, not an Xid"});
   } else {
     facts.set_missing("gpu.xid", Missing{MissingReason::unparseable, "the Xid record's number is not one"});
   }

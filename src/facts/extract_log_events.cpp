@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "base/ascii.h"
 #include "facts/extract.h"
 
 namespace ftdiag::facts {
@@ -107,10 +108,11 @@ void extract_log_event_facts(const evidence::EvidenceDocument& document, const s
   const Located* exited = nullptr;
   for (const auto& e : events) {
     frames += e.event->kind == "native-frame";
-    // The watchdog's line names the timeout it enforced.
+    // The watchdog's line names the timeout it enforced; the store's wait
+    // for rank 0's ncclUniqueId says "Socket Timeout" or "wait timeout".
     if (!timeout && e.event->kind == "nccl-error" &&
-        (!e.event->detail("timeout_ms").empty() || e.event->text.find("timed out") != std::string::npos ||
-         e.event->text.find("timeout") != std::string::npos)) {
+        (!e.event->detail("timeout_ms").empty() || ascii::contains_ignoring_case(e.event->text, "timed out") ||
+         ascii::contains_ignoring_case(e.event->text, "timeout"))) {
       timeout = &e;
     }
     if (e.event->kind == "host-memory-usage") {

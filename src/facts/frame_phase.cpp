@@ -70,6 +70,23 @@ constexpr std::array kContexts = std::to_array<Signature>({
     {"data-preprocessing", "fetch", "torch/utils/data"},
     {"data-preprocessing", "_next_data", "torch/utils/data"},
     {"data-preprocessing", "", "", "Dataset("},
+    // Building the loaders: transformers' Trainer, LLaMA-Factory's preprocessing, and the names
+    // training scripts give the function that materialises their dataset.
+    {"data-preprocessing", "get_train_dataloader"},
+    {"data-preprocessing", "get_eval_dataloader"},
+    {"data-preprocessing", "preprocess_dataset"},
+    {"data-preprocessing", "get_dataloader"},
+    {"data-preprocessing", "build_dataloader"},
+    {"data-preprocessing", "create_dataloader"},
+    {"data-preprocessing", "get_dataset"},
+    {"data-preprocessing", "build_dataset"},
+    // A process pool's map in a training job's own process: the stdlib's way
+    // to spread preprocessing (tokenising, decoding, feature files) over the
+    // cores; the model's work never goes through it.
+    {"data-preprocessing", "map", "multiprocessing/pool.py"},
+    {"data-preprocessing", "starmap", "multiprocessing/pool.py"},
+    {"data-preprocessing", "imap", "multiprocessing/pool.py"},
+    {"data-preprocessing", "imap_unordered", "multiprocessing/pool.py"},
 });
 
 // The parts of a training step, in the order they decide.

@@ -133,7 +133,10 @@ std::vector<KernelMatch> match_kernel_events(const EvidenceDocument& document) {
   // by its victim and its time: a report cut short before its kill line
   // (read live as the kernel wrote it, or pasted) and the whole report are the
   // same kill, and the whole one, with the kill line's numbers, is kept.
-  auto cut_short = [](const evidence::LogEvent& event) { return event.detail("report") == evidence::kReportWithoutKillLine; };
+  auto cut_short = [](const evidence::LogEvent& event) {
+    const std::string report = event.detail("report");
+    return report == evidence::kReportWithoutKillLine || report == evidence::kReportWithoutVictim;
+  };
   auto close_in_time = [](const evidence::LogEvent& a, const evidence::LogEvent& b) {
     return !a.time || !b.time || std::fabs(*a.time - *b.time) <= kSameKillSeconds;
   };

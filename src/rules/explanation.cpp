@@ -72,14 +72,42 @@ std::string display_value(const facts::FactValue& value, facts::Unit unit) {
   return facts::format_value(value, unit);
 }
 
-std::string render_template(std::string_view text, const facts::FactSet& facts) {
-  std::string out;
+namespace {
+
+void render_part(std::string_view text, const facts::FactSet& facts, std::string& out) {
   walk(text, [&](std::string_view part) { out += part; },
        [&](std::string_view name) {
          const auto& entry = facts.get(std::string(name));
          const auto* spec = facts::find_fact(name);
          out += entry.value ? display_value(entry.value.value(), spec ? spec->unit : facts::Unit::none) : "unknown";
        });
+}
+
+bool all_known(std::string_view text, const facts::FactSet& facts) {
+  for (const auto& name : template_facts(text)) {
+    if (!facts.get(name).value) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string render_template(std::string_view text, const facts::FactSet& facts) {
+  std::string out;
+  for (;;) {
+    const auto open = text.find("[[");
+    const auto close = open == std::string_view::npos ? open : text.find("]]", open + 2);
+    if (close == std::string_view::npos) break;
+    render_part(text.substr(0, open), facts, out);
+    std::string_view optional = text.substr(open + 2, close - open - 2), otherwise;
+    if (const auto bar = optional.find("||"); bar != std::string_view::npos) {
+      otherwise = optional.substr(bar + 2);
+      optional = optional.substr(0, bar);
+    }
+    render_part(all_known(optional, facts) ? optional : otherwise, facts, out);
+    text.remove_prefix(close + 2);
+  }
+  render_part(text, facts, out);
   return out;
 }
 

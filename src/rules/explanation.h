@@ -17,7 +17,10 @@ std::vector<std::string> template_facts(std::string_view text);
 // line (runs of blanks and newlines become one space), cut at 160 bytes.
 std::string display_value(const facts::FactValue& value, facts::Unit unit);
 
-// Fills a template with display_value; a missing fact reads "unknown".
+// Fills a template with display_value; a missing fact reads "unknown". A
+// part written "[[ ... ]]" is shown only when every fact it names is known
+// (", which held {oom.victim_anon_rss_bytes}" says nothing when unknown);
+// "[[A||B]]" shows B instead.
 std::string render_template(std::string_view text, const facts::FactSet& facts);
 
 }  // namespace ftdiag::rules

@@ -127,6 +127,11 @@ struct OomKill {
   // log rotated mid-report): the victim is the one its "oom-kill:" summary
   // names, the kernel's choice, and the fields of the kill line are unknown.
   bool kill_line_missing = false;
+  // ... and its summary was cut before the victim's pid too: the victim is
+  // the task-table row the kernel's badness rule picks (rss + swap + page
+  // tables, adjusted by oom_score_adj), when one row clearly does; pid is 0
+  // when none does.
+  bool victim_inferred = false;
 
   bool operator==(const OomKill&) const = default;
 };
@@ -152,7 +157,8 @@ struct KernelFault {
   bool operator==(const KernelFault&) const = default;
 };
 
-// An NVIDIA Xid, or a GPU that fell off the bus.
+// An NVIDIA Xid, a GPU that fell off the bus, or a fatal PCIe error on a
+// GPU's link that the kernel's AER driver reported.
 struct GpuXid {
   KernelStamp stamp;
   std::uint64_t line_number = 0;
@@ -162,6 +168,7 @@ struct GpuXid {
   std::optional<int> pid;
   std::string process_name;
   std::string message;           // the text after pid/name
+  bool pcie_error = false;       // the AER driver's line, not the NVIDIA driver's: no Xid code
 
   bool operator==(const GpuXid&) const = default;
 };

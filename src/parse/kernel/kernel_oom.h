@@ -49,11 +49,14 @@ struct CpusetLine {
 };
 std::optional<CpusetLine> parse_cpuset_line(std::string_view message);
 
-// "oom-kill:constraint=...,task=<comm>,pid=N,uid=N" (4.19+)
+// "oom-kill:constraint=...,task=<comm>,pid=N,uid=N" (4.19+). A line cut
+// short (a paste, a terminal) before its ",uid=" still says an OOM kill was
+// chosen, and its constraint; the victim's pid is then unknown (a pid cut
+// mid-number would name the wrong task).
 struct OomSummary {
   std::string constraint, nodemask, cpuset, mems_allowed, oom_memcg, task_memcg, task;
   bool global_oom = false;
-  int pid = 0;
+  std::optional<int> pid;
   std::optional<int> uid;
 };
 std::optional<OomSummary> parse_oom_summary(std::string_view message);

@@ -149,16 +149,18 @@ std::optional<OomSummary> parse_oom_summary(std::string_view message) {
   if (!consume(message, "oom-kill:constraint=")) return std::nullopt;
   message = trim_right(message);
   // ",pid=N,uid=N" ends the line; everything between ",task=" and it is the comm.
-  const auto uid_at = message.rfind(",uid=");
-  if (uid_at == npos) return std::nullopt;
   OomSummary summary;
-  summary.uid = to_int(message.substr(uid_at + 5));
-  const auto pid_at = message.substr(0, uid_at).rfind(",pid=");
-  if (pid_at == npos) return std::nullopt;
-  auto pid = to_int(message.substr(pid_at + 5, uid_at - pid_at - 5));
-  if (!pid) return std::nullopt;
-  summary.pid = *pid;
-  std::string_view fields = message.substr(0, pid_at);
+  std::string_view fields = message;
+  if (const auto uid_at = message.rfind(",uid="); uid_at != npos) {
+    summary.uid = to_int(message.substr(uid_at + 5));
+    const auto pid_at = message.substr(0, uid_at).rfind(",pid=");
+    if (pid_at == npos) return std::nullopt;
+    summary.pid = to_int(message.substr(pid_at + 5, uid_at - pid_at - 5));
+    if (!summary.pid) return std::nullopt;
+    fields = message.substr(0, pid_at);
+  } else if (const auto pid_at = message.rfind(",pid="); pid_at != npos) {
+    fields = message.substr(0, pid_at);  // cut inside ",pid=N": the number may be cut too
+  }
 
   // Each key in its fixed order, when printed; a value runs to the next key
   // found (nodemask and mems_allowed are lists that may hold commas).

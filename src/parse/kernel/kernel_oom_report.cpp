@@ -19,6 +19,48 @@ bool table_has(const std::vector<OomTask>& tasks, int pid) {
   return std::any_of(tasks.begin(), tasks.end(), [pid](const OomTask& task) { return task.pid == pid; });
 }
 
+// The row the kernel's oom_badness() ranks first (mm/oom_kill.c): resident
+// pages + swap entries + page-table pages, plus oom_score_adj scaled by the
+// pages it may use (1000 = all of them); -1000 is never killed. The scale is
+// known when the report printed its memcg limit, and not needed when every
+// row has the same adjustment. Nullopt when the table cannot say: a row
+// without those columns, a tie, adjustments that differ with no limit.
+std::optional<std::size_t> kernels_choice(const std::vector<OomTask>& tasks, std::optional<std::uint64_t> limit_kb) {
+  constexpr std::int64_t page_bytes = 4096, never_killed = -1000;
+  std::optional<int> common_adj;
+  bool adj_differs = false;
+  for (const OomTask& task : tasks) {
+    if (!task.rss_pages) return std::nullopt;
+    const int adj = task.oom_score_adj.value_or(0);
+    if (adj == never_killed) continue;
+    if (common_adj && *common_adj != adj) adj_differs = true;
+    common_adj = adj;
+  }
+  const bool scale_known = limit_kb && *limit_kb > 0 && *limit_kb < (std::uint64_t{1} << 50);
+  if (adj_differs && !scale_known) return std::nullopt;
+  const std::int64_t total_pages = scale_known ? static_cast<std::int64_t>(*limit_kb * 1024 / page_bytes) : 0;
+
+  std::optional<std::size_t> best;
+  std::int64_t best_points = 0, second_points = 0;
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const OomTask& task = tasks[i];
+    const int adj = task.oom_score_adj.value_or(0);
+    if (adj == never_killed) continue;
+    std::int64_t points = static_cast<std::int64_t>(*task.rss_pages + task.swap_entries.value_or(0) +
+                                                    task.pgtables_bytes.value_or(0) / page_bytes);
+    if (adj_differs) points += static_cast<std::int64_t>(adj) * total_pages / 1000;
+    if (!best || points > best_points) {
+      second_points = best ? best_points : second_points;
+      best = i;
+      best_points = points;
+    } else if (points > second_points) {
+      second_points = points;
+    }
+  }
+  const bool clear = best && (tasks.size() == 1 || best_points > second_points);
+  return clear ? best : std::nullopt;
+}
+
 }  // namespace
 
 template <typename Fits>
@@ -63,13 +105,23 @@ void OomReportAssembler::finish(KernelEventStore& events) {
 // at once in a whole report. When none came, the kill is recorded from the
 // summary, with what the report printed before it.
 void OomReportAssembler::add_kill_of_summary(Report& report, KernelEventStore& events) {
-  if (report.kills != 0 || !report.summary_pid) return;
+  if (report.kills != 0 || !report.summary_seen) return;
   OomKill kill = std::move(report.context);
   kill.stamp = report.summary_stamp;
   kill.line_number = report.summary_line_number;
-  kill.pid = *report.summary_pid;
-  kill.comm = report.summary_task;
   kill.kill_line_missing = true;
+  if (report.summary_pid) {
+    kill.pid = *report.summary_pid;
+    kill.comm = report.summary_task;
+  } else {
+    kill.victim_inferred = true;
+    if (auto choice = kernels_choice(kill.tasks, kill.limit_kb)) {
+      kill.pid = kill.tasks[*choice].pid;
+      kill.comm = kill.tasks[*choice].name;
+    } else {
+      kill.comm = report.summary_task;  // what survived of the cut line, maybe nothing
+    }
+  }
   if (kill.origin.empty() && !kill.constraint.empty()) {
     kill.origin = kill.constraint == "CONSTRAINT_MEMCG" ? "Memory cgroup out of memory" : "Out of memory";
   }
@@ -86,7 +138,7 @@ bool OomReportAssembler::offer(const KernelLine& line, std::size_t index, Kernel
 // Everything a report prints before its kill.
 bool OomReportAssembler::read_report_line(const KernelLine& line, std::size_t index) {
   const std::string_view message = line.message;
-  auto before_kill = [](const Report& r) { return r.kills == 0 && !r.summary_pid; };
+  auto before_kill = [](const Report& r) { return r.kills == 0 && !r.summary_seen; };
   Report* report = nullptr;
 
   if (message.starts_with('[')) {
@@ -98,12 +150,20 @@ bool OomReportAssembler::read_report_line(const KernelLine& line, std::size_t in
       }
     } else if (Report* table = route(line, [&](const Report& r) {
                  // Rows follow their own header line.
-                 return before_kill(r) && r.layout.has_value() && r.id == table_report_;
+                 return before_kill(r) && (r.layout.has_value() || r.headless_table) && r.id == table_report_;
                })) {
-      auto task = parse_task_row(message, &*table->layout);
+      auto task = parse_task_row(message, table->layout ? &*table->layout : nullptr);
       if (!task) return false;
       if (table->context.tasks.size() < max_table_rows) table->context.tasks.push_back(std::move(*task));
       report = table;
+    } else if (auto task = parse_task_row(message, nullptr); task && task->rss_pages && task->oom_score_adj) {
+      // A pasted table whose header line was left out: its rows are read by
+      // the layouts of known kernels, and start (or join) a report.
+      report = route(line, [&](const Report& r) { return before_kill(r) && !r.layout && !r.table_done && !r.headless_table; });
+      if (!report) report = &open_report(line, index);
+      report->headless_table = true;
+      table_report_ = report->id;
+      report->context.tasks.push_back(std::move(*task));
     }
   } else if (auto banner = parse_dump_banner(message)) {
     report = route(line, [&](const Report& r) {
@@ -140,6 +200,7 @@ bool OomReportAssembler::read_report_line(const KernelLine& line, std::size_t in
     if (!report) report = route(line, before_kill);
     if (!report) report = &open_report(line, index);
     OomKill& context = report->context;
+    report->summary_seen = true;
     report->summary_pid = summary->pid;
     report->summary_task = std::move(summary->task);
     report->summary_stamp = line.stamp;

@@ -40,7 +40,9 @@ class OomReportAssembler {
     std::string stats_memcg;
     std::optional<TaskTableLayout> layout;
     std::optional<SacrificeLine> sacrifice;
-    std::optional<int> summary_pid;
+    bool summary_seen = false;       // its "oom-kill:" line, whole or cut
+    std::optional<int> summary_pid;  // the victim it names, when not cut off
+    bool headless_table = false;     // task rows printed (pasted) without their header line
     std::string summary_task;       // the victim's comm, as the summary names it
     KernelStamp summary_stamp;      // of the summary line
     std::uint64_t summary_line_number = 0;

@@ -119,7 +119,9 @@ void KernelLineScanner::feed(const KernelLine& line) {
   const std::size_t at = index++;
   const std::string_view m = line.message;
   if (follow_up.read(m, at, events)) return;
-  if ((oom.any_open() && report_continuation(m)) || might_be_oom(m)) {
+  // A task-table row may also open a report: a paste that left out the
+  // report's first lines (kernel_oom_report.h).
+  if ((oom.any_open() && report_continuation(m)) || m.starts_with('[') || might_be_oom(m)) {
     if (oom.offer(line, at, events)) return;
   }
   if (might_be_fault(m)) {
@@ -131,7 +133,7 @@ void KernelLineScanner::feed(const KernelLine& line) {
       return;
     }
   }
-  if (contains(head(m, 128), "NVRM: ")) {
+  if (contains(head(m, 128), "NVRM: ") || m.starts_with("nvidia ")) {
     if (auto xid = parse_xid_line(m)) {
       stamp(*xid, line);
       events.add(std::move(*xid), m);

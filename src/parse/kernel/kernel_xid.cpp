@@ -119,10 +119,37 @@ std::optional<GpuXid> read_fallen_off(std::string_view message) {
   return xid;
 }
 
+// The PCIe AER driver's lines about the NVIDIA GPU itself (dev_printk's
+// "nvidia 0000:03:00.0: " prefix): a fatal uncorrectable error on its link,
+// "PCIe Bus Error: severity=Uncorrected (Fatal), type=..." (aer.c; spelled
+// "Uncorrectable (Fatal)" in some releases), or a recovery that cannot run,
+// "AER: can't recover (no error_detected callback)" (pcie/err.c, since
+// 4.19; aerdrv_core.c before): the nvidia driver registers no AER handlers,
+// so an uncorrectable error leaves the GPU lost to its processes.
+// Corrected and non-fatal errors are the link's routine noise: not read.
+std::optional<GpuXid> read_pcie_error(std::string_view message) {
+  std::string_view rest = message;
+  if (!consume(rest, "nvidia ")) return std::nullopt;
+  const auto colon = rest.find(": ");
+  if (colon == npos) return std::nullopt;
+  GpuXid xid;
+  xid.pci = normalise_pci(rest.substr(0, colon));
+  if (xid.pci.empty()) return std::nullopt;
+  rest = trim(rest.substr(colon + 2));
+  const bool fatal = rest.starts_with("PCIe Bus Error: severity=Uncorrected (Fatal)") ||
+                     rest.starts_with("PCIe Bus Error: severity=Uncorrectable (Fatal)");
+  const bool unrecoverable = rest.starts_with("AER: can't recover");
+  if (!fatal && !unrecoverable) return std::nullopt;
+  xid.pcie_error = true;
+  xid.message = std::string(rest);
+  return xid;
+}
+
 }  // namespace
 
 std::optional<GpuXid> parse_xid_line(std::string_view message) {
   if (auto xid = read_xid(message)) return xid;
+  if (auto xid = read_pcie_error(message)) return xid;
   return read_fallen_off(message);
 }
 

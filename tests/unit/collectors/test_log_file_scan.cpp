@@ -496,4 +496,14 @@ TEST_CASE("log scan: a message a terminal or an issue form wrapped is read whole
   // A line holding a message's words, with nothing after it that completes it, is no event.
   CHECK(scan("RuntimeError: DataLoader worker (pid 47) is killed by signal: Bus\n").log.events.empty());
   CHECK(scan("RuntimeError: DataLoader worker (pid 47) is killed by signal: Bus\n\nerror. It is possible\n").log.events.empty());
+
+  // Wrapped at a fixed width, mid-word or at a space the wrap ate, behind syslog's escapes.
+  const auto raylet = scan(
+      "#033[2m#033[33m(raylet)#033[0m node_manager.cc:3007: 2 Workers (tasks /\n"
+      " actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node (ID: abd4, IP: 10.0.167.26) over\n");
+  REQUIRE(raylet.log.events.size() == 1);
+  CHECK(raylet.log.events[0].kind == "oomd-kill");
+  CHECK(raylet.log.events[0].signal == 9);
+  CHECK(raylet.log.events[0].detail("count") == "2");
+  CHECK(raylet.log.events[0].detail("node_ip") == "10.0.167.26");
 }

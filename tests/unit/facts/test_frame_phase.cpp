@@ -147,3 +147,17 @@ TEST_CASE("frame phase: datasets' map and a DataLoader worker's loop are data, a
   CHECK(phase_of({frame(kSite + "torch/serialization.py", 600, "_save", "zip_file.write_record(name, storage)"),
                   frame("/work/train.py", 90, "main", "torch.save(model.state_dict(), path)")}) == "checkpoint-save");
 }
+
+TEST_CASE("host memory phase: a process pool's map in the job's own process is data preparation") {
+  const std::vector<TracebackFrame> frames{
+      frame("/usr/lib/python3.11/multiprocessing/pool.py", 774, "get", "raise self._value"),
+      frame("/usr/lib/python3.11/multiprocessing/pool.py", 367, "map", "return self._map_async(func, iterable, mapstar, chunksize).get()"),
+      frame("prepare.py", 181, "full_prep", "_=pool.map(partial_savenpy,range(N))"),
+      frame("prepare.py", 374, "<module>", "full_prep(step1=True,step2=True)")};
+  CHECK(phase_of(frames) == "data-preprocessing");
+}
+
+TEST_CASE("host memory phase: a pool's map is not data preparation outside multiprocessing") {
+  const std::vector<TracebackFrame> frames{frame("train.py", 10, "map", "model.map(x)")};
+  CHECK(phase_of(frames) != "data-preprocessing");
+}

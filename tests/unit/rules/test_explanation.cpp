@@ -51,3 +51,14 @@ TEST_CASE("explanation: a missing fact reads unknown") {
   facts.set_missing("cgroup.limit_bytes", Missing{MissingReason::not_present, "no memory limit"});
   CHECK(render_template("limit {cgroup.limit_bytes}, kills {cgroup.oom_kill}", facts) == "limit unknown, kills unknown");
 }
+
+TEST_CASE("explanation: an optional part shows only when its facts are known, or its alternative") {
+  const auto facts = facts_of({{"death.signal", std::int64_t{9}}});
+  CHECK(render_template("killed[[ by {death.signal}]][[ at {cgroup.peak_bytes}]].", facts) == "killed by SIGKILL (9).");
+  CHECK(render_template("killed [[{cgroup.peak_bytes}||a process]] with [[{death.signal}||no signal]]", facts) ==
+        "killed a process with SIGKILL (9)");
+  CHECK(render_template("[[no facts at all]]", facts) == "no facts at all");
+  CHECK(render_template("a [[ b", facts) == "a [[ b");  // unclosed: plain text
+  CHECK(template_facts("[[{death.signal}||{cgroup.peak_bytes}]]") ==
+        std::vector<std::string>{"death.signal", "cgroup.peak_bytes"});
+}

@@ -296,3 +296,67 @@ TEST_CASE("oom: a whole report is not marked cut short, and a cut one before a w
   CHECK(both[1].pid == 4011);
   CHECK_FALSE(both[1].kill_line_missing);
 }
+
+namespace {
+
+// The same report pasted once more briefly: the header line of the task table
+// left out, and the summary cut by the paste before its ",pid=".
+constexpr std::string_view kHeadlessTableAndCutSummary =
+    "[17798674.374095] [ 199300]  1000 199300   101975    23897   307200      501          -998 jupyter-lab\n"
+    "[17798674.374495] [ 202779]  1000 202779 274650088 243385180 1957441536     7930          -998 python\n"
+    "[17798674.374519] [ 202780]  1000 202780 33475461  2529507 25161728     3314          -998 python\n"
+    "[17798674.377396] oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=38e6fab2,mems_allowed=0-7,o\n";
+
+}  // namespace
+
+TEST_CASE("oom: a summary cut before its pid names the victim the kernel's badness rule picks from the table") {
+  auto kills = scan_for<OomKill>(kHeadlessTableAndCutSummary);
+  REQUIRE(kills.size() == 1);
+  const OomKill& kill = kills.front();
+  CHECK(kill.kill_line_missing);
+  CHECK(kill.victim_inferred);
+  CHECK(kill.pid == 202779);
+  CHECK(kill.comm == "python");
+  CHECK(kill.constraint == "CONSTRAINT_MEMCG");
+  CHECK(kill.origin == "Memory cgroup out of memory");
+  CHECK(kill.tasks.size() == 3);
+}
+
+TEST_CASE("oom: a cut summary whose table cannot rank its rows records a kill with no victim") {
+  SUBCASE("no table") {
+    auto kills = scan_for<OomKill>("[5.000000] oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,glob\n");
+    REQUIRE(kills.size() == 1);
+    CHECK(kills[0].victim_inferred);
+    CHECK(kills[0].pid == 0);
+    CHECK(kills[0].origin == "Out of memory");
+  }
+  SUBCASE("adjustments differ and no limit gives their scale") {
+    auto kills = scan_for<OomKill>(
+        "[5.000000] [   10]  0  10  1000  900  40960  0  0 big\n"
+        "[5.000001] [   11]  0  11  1000  800  40960  0  500 adjusted\n"
+        "[5.000002] oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,global_oom,task_memcg=/,task=adj\n");
+    REQUIRE(kills.size() == 1);
+    CHECK(kills[0].pid == 0);
+    CHECK(kills[0].comm == "adj");
+  }
+  SUBCASE("a tie") {
+    auto kills = scan_for<OomKill>(
+        "[5.000000] [   10]  0  10  1000  900  40960  0  0 a\n"
+        "[5.000001] [   11]  0  11  1000  900  40960  0  0 b\n"
+        "[5.000002] oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,global_oom,task_memcg=/,task=a,pid=1\n");
+    REQUIRE(kills.size() == 1);
+    CHECK(kills[0].pid == 0);  // "pid=1" may be "pid=1234" cut short: never trusted without ",uid="
+  }
+}
+
+TEST_CASE("oom: with the limit printed, differing adjustments are scaled as the kernel scales them") {
+  // limit 4000 kB = 1000 pages: adj 500 adds 500 points, more than the 100 pages between them.
+  auto kills = scan_for<OomKill>(
+      "[5.000000] memory: usage 4000kB, limit 4000kB, failcnt 9\n"
+      "[5.000001] [   10]  0  10  1000  900  40960  0  0 big\n"
+      "[5.000002] [   11]  0  11  1000  800  40960  0  500 adjusted\n"
+      "[5.000003] oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,oom_memcg=/j,task_\n");
+  REQUIRE(kills.size() == 1);
+  CHECK(kills[0].pid == 11);
+  CHECK(kills[0].comm == "adjusted");
+}

@@ -76,3 +76,26 @@ TEST_CASE("xid: single lines") {
   CHECK_FALSE(parse_xid_line("NVRM: Xid (PCI:zz:00:00): 13, x"));
   CHECK_FALSE(parse_xid_line("NVRM: Xid (PCI:0000:01:00): x"));
 }
+
+TEST_CASE("xid: the AER driver's fatal errors on the GPU's own link, and not its routine noise") {
+  auto fatal = parse_xid_line("nvidia 0000:03:00.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer, (Requester ID)");
+  REQUIRE(fatal);
+  CHECK(fatal->pcie_error);
+  CHECK_FALSE(fatal->code);
+  CHECK(fatal->pci == "0000:03:00");
+  auto stuck = parse_xid_line("nvidia 0000:03:00.0: AER: can't recover (no error_detected callback)");
+  REQUIRE(stuck);
+  CHECK(stuck->message == "AER: can't recover (no error_detected callback)");
+  CHECK_FALSE(parse_xid_line("nvidia 0000:03:00.0: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)"));
+  CHECK_FALSE(parse_xid_line("nvidia 0000:03:00.0: PCIe Bus Error: severity=Uncorrected (Non-Fatal), type=Transaction Layer"));
+  CHECK_FALSE(parse_xid_line("pcieport 0000:00:03.0: AER: device recovery failed"));  // the port names no GPU
+  CHECK_FALSE(parse_xid_line("nvidia-modeset: Loading NVIDIA Kernel Mode Setting Driver"));
+  CHECK_FALSE(parse_xid_line("nvidia zz:03:00.0: AER: can't recover (no error_detected callback)"));
+
+  auto xids = scan_for<GpuXid>(
+      "[  +0.000844] nvidia 0000:03:00.0: AER: can't recover (no error_detected callback)\n"
+      "[  +0.000001] snd_hda_intel 0000:03:00.1: AER: can't recover (no error_detected callback)\n"
+      "[  +0.000008] pcieport 0000:00:03.0: AER: device recovery failed\n");
+  REQUIRE(xids.size() == 1);
+  CHECK(xids[0].pcie_error);
+}

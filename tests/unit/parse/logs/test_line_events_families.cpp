@@ -107,6 +107,8 @@ TEST_CASE("line event families: Python exceptions of interest") {
                    "host-memory-error numpy requested=3.50 GiB");
   check_everywhere("RuntimeError: [enforce fail at alloc_cpu.cpp:114] data. DefaultCPUAllocator: not enough memory: you tried to allocate 2147483648 bytes.",
                    "host-memory-error pytorch requested=2147483648");
+  check_everywhere("RuntimeError: $ Torch: not enough memory: you tried to allocate 2GB. Buy new RAM! at /pytorch/aten/src/TH/THGeneral.cpp:201",
+                   "host-memory-error pytorch requested=2GB");
   check_everywhere("RuntimeError: One of the subprocesses has abruptly died during map operation.To debug the error, disable multiprocessing.",
                    "worker-died datasets pool=datasets.map");
   // As a quoted source line of the traceback (datasets prints its own code).
@@ -123,6 +125,13 @@ TEST_CASE("line event families: faulthandler, gdb, UCX and Open MPI crash report
   check_everywhere("Fatal Python error: Floating-point exception", "native-crash python-faulthandler signal=8");
   check_everywhere("Fatal Python error: Cannot recover from stack overflow.", "stack-overflow python signal=6");
   check_everywhere("Fatal Python error: _Py_CheckRecursiveCall: Cannot recover from stack overflow.", "stack-overflow python signal=6");
+  check_everywhere("Process finished with exit code -1073741571 (0xC00000FD)", "stack-overflow windows");
+  check_everywhere("Unhandled exception at 0x00007FFCF104E044 (_C.cp36-win_amd64.pyd) in python3.exe: 0xC00000FD: Stack overflow (parameters: 0x0000000000000001, 0x00000003B1203FE8).",
+                   "stack-overflow windows");
+  check_everywhere("subprocess exited with status 3221225725", "stack-overflow windows");
+  check_everywhere("Process finished with exit code -1073741819 (0xC0000005)", "native-crash windows signal=11");
+  check_everywhere("Windows fatal exception: access violation", "native-crash python-faulthandler signal=11");
+  check_none("Process finished with exit code 0");
   check_everywhere("Fatal Python error: PyThreadState_Get: no current thread",
                    "python-fatal-error python signal=6 error=PyThreadState_Get: no current thread");
   check_everywhere("Program terminated with signal SIGSEGV, Segmentation fault.", "native-crash gdb signal=11");
@@ -144,6 +153,36 @@ TEST_CASE("line event families: faulthandler, gdb, UCX and Open MPI crash report
                    "native-backtrace pytorch function=checkTimeout location=../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:618");
   check_none("  File \"/home/user/job/fh.py\", line 4 in worker");
   check_none("Caught signal handler installed for SIGTERM");
+  check_everywhere("*** SIGSEGV (@0x0) received by PID 1234 (TID 0x7f3b2c1ff700) from PID 0; stack trace: ***",
+                   "native-crash glog pid=1234 signal=11 address=0x0");
+  check_none("*** Check failure stack trace: ***");
+}
+
+TEST_CASE("line event families: libraries built for another CUDA or torch, and the rendezvous and transports of the ranks") {
+  check_everywhere("ImportError: libcudart.so.12: cannot open shared object file: No such file or directory",
+                   "library-abi-error python exception=ImportError library=libcudart.so.12");
+  check_everywhere("OSError: /opt/venv/lib/libtorch_cuda.so: cannot open shared object file: No such file or directory",
+                   "library-abi-error python exception=OSError library=/opt/venv/lib/libtorch_cuda.so");
+  check_none("ImportError: libGL.so.1: cannot open shared object file: No such file or directory");
+  check_everywhere("RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA versions. PyTorch has CUDA Version=11.8 and torchvision has CUDA Version=12.1.",
+                   "library-abi-error torchvision");
+  check_everywhere("RuntimeError: The detected CUDA version (12.1) mismatches the version that was used to compile PyTorch (11.8). Please make sure to use the same CUDA versions.",
+                   "library-abi-error pytorch required_by=11.8 version=12.1");
+  check_everywhere("torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 1/2 clients joined.",
+                   "nccl-error c10d message=1/2 clients joined timeout_s=901");
+  check_everywhere("torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError", "nccl-error c10d");
+  check_everywhere("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection closed by peer [10.0.0.1]:12345",
+                   "nccl-error gloo error=Connection closed by peer peer=[10.0.0.1]:12345");
+  check_everywhere("RuntimeError: [/opt/gloo/gloo/transport/tcp/pair.cc:445] Timed out waiting 1800000ms for recv operation to complete",
+                   "nccl-error gloo error=Timed out waiting 1800000ms for recv operation timeout_ms=1800000");
+  check_everywhere("torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 63.98 GiB",
+                   "cuda-oom pytorch gpu=0 requested=2.00 GiB");
+  check_everywhere("OSError: [Errno 28] No space left on device: '/dev/shm/wnsm_3f2a'", "shm-error python segment=/dev/shm/wnsm_3f2a");
+  check_none("OSError: [Errno 28] No space left on device: '/data/ckpt/model.safetensors'");
+  CHECK(event_of("trainer-1  | exited with code 137") == "container-exited docker signal=9 exit_code=137");
+  CHECK(event_of("trainer-1 exited with code 137") == "container-exited docker signal=9 exit_code=137");
+  CHECK(event_of("Terminated") == "shell-reported-death shell signal=15");
+  check_none("State:          Terminated");
 }
 
 TEST_CASE("line event families: glibc and C++ runtime aborts") {

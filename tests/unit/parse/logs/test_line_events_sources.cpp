@@ -134,6 +134,8 @@ TEST_CASE("line events sources: ProcessGroupNCCL from torch 1.8 to 2.7") {
             "9: nccl-error nccl heartbeat_timeout_s=480",
             "10: nccl-error nccl error=ProcessGroupNCCL watchdog hang",
             "11: nccl-error nccl error=collective timeout or exception",
+            "12: nccl-error nccl rank=6 error=Socket Timeout",
+            "13: nccl-error nccl rank=3 error=wait timeout after 600000ms",
         });
   CHECK(events_of_log("nccl-torch2.7-watchdog.txt") == std::vector<std::string>{
             "1: nccl-error nccl rank=2 op=_REDUCE_SCATTER_BASE ran_ms=600038 seq=500045 timeout_ms=600000 work=WorkNCCL(SeqNum=500045, OpType=_REDUCE_SCATTER_BASE, NumelIn=67108864, NumelOut=8388608, Timeout(ms)=600000)",
@@ -227,5 +229,6 @@ TEST_CASE("line events sources: zsh's words for a death, Ray's memory monitor, E
             "6: oomd-kill ray pid=827684 signal=9 fraction=0.956471 memory_total=400.00GB memory_used=382.59GB threshold=0.95 used=43.35GB",
             "7: host-memory-error python exception=OSError",
             "9: oomd-kill ray pid=4503 signal=9 node_ip=10.1.180.84",
+            "10: oomd-kill ray signal=9 count=10 node_ip=10.0.62.231",
         });
 }
