@@ -182,6 +182,26 @@ TEST_CASE("line event families: libraries built for another CUDA or torch, and t
   CHECK(event_of("trainer-1  | exited with code 137") == "container-exited docker signal=9 exit_code=137");
   CHECK(event_of("trainer-1 exited with code 137") == "container-exited docker signal=9 exit_code=137");
   CHECK(event_of("Terminated") == "shell-reported-death shell signal=15");
+  check_everywhere("deepspeed.ops.op_builder.builder.CUDAMismatchException: >- DeepSpeed Op Builder: Installed CUDA version 11.8 does not match the version torch was compiled with 12.1, unable to compile cuda/cpp extensions without a matching cuda version.",
+                   "library-abi-error deepspeed required_by=12.1 version=11.8");
+  check_none("Installed CUDA version 11.7 does not match the version torch was compiled with 11.8 but since the APIs are compatible, accepting this combination");
+  check_everywhere("RuntimeError: Cuda extensions are being compiled with a version of Cuda that does not match the version used to compile Pytorch binaries.  Pytorch binaries were compiled with Cuda 11.8.",
+                   "library-abi-error apex");
+  check_everywhere("RuntimeError: CUDA Setup failed despite GPU being available. Please run the following command to get more information:",
+                   "library-abi-error bitsandbytes");
+  check_everywhere("node1:1234:1290 [0] include/alloc.h:103 NCCL WARN Cuda failure 'out of memory'", "cuda-oom nccl library=nccl");
+  check_everywhere("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 804: forward compatibility was attempted on non supported HW",
+                   "cuda-driver-too-old cuda");
+}
+
+TEST_CASE("line event families: PBS's and LSF's words for a job they ended") {
+  check_everywhere("=>> PBS: job killed: walltime 3611 exceeded limit 3600", "scheduler-cancel pbs cause=3611 exceeded limit 3600 reason=time-limit");
+  check_everywhere("=>> PBS: job killed: mem 270gb exceeded limit 256gb", "scheduler-memory-kill pbs signal=9 limit=256gb usage=270gb");
+  check_everywhere("PBS: job killed: mem job total 270 gb exceeded limit 256 gb", "scheduler-memory-kill pbs signal=9 limit=256 gb usage=270 gb");
+  check_everywhere("TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.", "scheduler-memory-kill lsf signal=9");
+  check_everywhere("TERM_RUNLIMIT: job killed after reaching LSF run time limit.", "scheduler-cancel lsf reason=time-limit");
+  check_everywhere("TERM_OWNER: job killed by owner.", "scheduler-cancel lsf reason=cancelled");
+  check_none("#PBS -l walltime=24:00:00");
   check_none("State:          Terminated");
 }
 
