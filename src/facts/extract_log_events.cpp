@@ -98,6 +98,7 @@ void extract_log_event_facts(const evidence::EvidenceDocument& document, const s
   set_text("log.memory_corruption", first_of(events, {"memory-corruption"}), [](const LogEvent& e) { return e.text; });
   set_text("log.cpp_terminate", first_of(events, {"cpp-terminate"}), [](const LogEvent& e) { return e.text; });
   set_text("log.cuda_ecc_error", first_of(events, {"cuda-ecc-error"}), [](const LogEvent& e) { return e.text; });
+  set_text("log.gpu_lost", first_of(events, {"gpu-lost"}), [](const LogEvent& e) { return e.text; });
   set_text("log.cuda_illegal_address", first_of(events, {"cuda-illegal-address"}), [](const LogEvent& e) { return e.text; });
   set_text("log.cuda_no_kernel_image", first_of(events, {"cuda-no-kernel-image"}), [](const LogEvent& e) { return e.text; });
   set_text("log.launcher_signalled", first_of(events, {"launcher-signalled"}), [](const LogEvent& e) { return e.text; });

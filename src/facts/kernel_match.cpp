@@ -173,7 +173,19 @@ std::vector<KernelMatch> match_kernel_events(const EvidenceDocument& document) {
     }
     if (host.kernel) consider(host.kernel.value(), fmt::format("/hosts/{}/kernel", h));
   }
-  return matches;
+  // A report cut before it named its victim (a read that ended inside it) is
+  // the same kill as a whole one of the host close to it in time.
+  std::vector<KernelMatch> kept;
+  kept.reserve(matches.size());
+  for (const auto& cut : matches) {
+    const bool victimless = cut.event->kind == "oom-kill" && !cut.event->pid;
+    const bool told_whole = victimless && std::any_of(matches.begin(), matches.end(), [&](const KernelMatch& whole) {
+      return whole.event->kind == "oom-kill" && whole.event->pid && whole.host == cut.host &&
+             close_in_time(*whole.event, *cut.event);
+    });
+    if (!told_whole) kept.push_back(cut);
+  }
+  return kept;
 }
 
 Fact<bool> kernel_log_read(const EvidenceDocument& document) {

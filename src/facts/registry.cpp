@@ -82,6 +82,7 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"log.memory_corruption", string, none, "a glibc heap-check abort line (\"free(): invalid pointer\", \"double free or corruption\")"},
     {"log.cpp_terminate", string, none, "a \"terminate called after throwing an instance of ...\" line"},
     {"log.cuda_ecc_error", string, none, "a CUDA \"uncorrectable ECC error encountered\" line"},
+    {"log.gpu_lost", string, none, "a line saying the driver lost a GPU (nvidia-smi's \"GPU is lost. Reboot the system to recover this GPU\")"},
     {"log.cuda_illegal_address", string, none, "a CUDA \"an illegal memory access was encountered\" line"},
     {"log.cuda_no_kernel_image", string, none, "a \"no kernel image is available for execution on the device\" line (a build without the GPU's architecture)"},
     {"log.nccl_timeout", string, none, "an NCCL watchdog timeout line (a collective that ran past its timeout)"},

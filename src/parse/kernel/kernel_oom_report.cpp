@@ -91,21 +91,24 @@ void OomReportAssembler::forget_stale(std::size_t index, KernelEventStore& event
   std::erase_if(open_, [&](Report& report) {
     const std::size_t quiet = index - std::min(index, report.last_index);
     const bool stale = quiet > (report.kills > 0 ? closed_kept_lines : stale_after_lines);
-    if (stale) add_kill_of_summary(report, events);
+    if (stale) add_kill_of_summary(report, events, false);
     return stale;
   });
 }
 
 void OomReportAssembler::finish(KernelEventStore& events) {
-  for (Report& report : open_) add_kill_of_summary(report, events);
+  for (Report& report : open_) add_kill_of_summary(report, events, true);
   open_.clear();
 }
 
 // The summary line names the victim the kernel chose; its kill line follows
 // at once in a whole report. When none came, the kill is recorded from the
 // summary, with what the report printed before it.
-void OomReportAssembler::add_kill_of_summary(Report& report, KernelEventStore& events) {
-  if (report.kills != 0 || !report.summary_seen) return;
+void OomReportAssembler::add_kill_of_summary(Report& report, KernelEventStore& events, bool log_ended) {
+  // A log that ends inside a report after its header (a paste cut short)
+  // still says the OOM killer ran, and once invoked it kills (or panics). A
+  // header with no kill line for 2,000 lines is no such cut: not a kill.
+  if (report.kills != 0 || !(report.summary_seen || (log_ended && report.has_header))) return;
   OomKill kill = std::move(report.context);
   kill.stamp = report.summary_stamp;
   kill.line_number = report.summary_line_number;
@@ -124,6 +127,8 @@ void OomReportAssembler::add_kill_of_summary(Report& report, KernelEventStore& e
   }
   if (kill.origin.empty() && !kill.constraint.empty()) {
     kill.origin = kill.constraint == "CONSTRAINT_MEMCG" ? "Memory cgroup out of memory" : "Out of memory";
+  } else if (kill.origin.empty() && report.memcg_call_trace) {
+    kill.origin = "Memory cgroup out of memory";
   }
   ++report.kills;
   events.add(std::move(kill), report.summary_text);
@@ -226,6 +231,12 @@ bool OomReportAssembler::read_report_line(const KernelLine& line, std::size_t in
     report->context.gfp_mask = std::move(header->gfp_mask);
     report->context.order = header->order;
     report->context.trigger_oom_score_adj = header->oom_score_adj;
+  } else if (message.find("mem_cgroup_out_of_memory+0x") != std::string_view::npos) {
+    // The header's call trace: the OOM came from a memory cgroup's limit
+    // (mem_cgroup_out_of_memory calls the killer with the memcg set), which
+    // says the scope when the report is cut before its memcg lines.
+    report = route(line, [&](const Report& r) { return before_kill(r) && r.has_header; });
+    if (report) report->memcg_call_trace = true;
   } else if (auto cpuset = parse_cpuset_line(message)) {
     report = route(line, [&](const Report& r) {
       return before_kill(r) && r.has_header && !r.has_cpuset && r.context.trigger_comm == cpuset->comm;

@@ -25,7 +25,8 @@ class OomReportAssembler {
   bool offer(const KernelLine& line, std::size_t index, KernelEventStore& events);
 
   // The end of the log: a report cut short after its "oom-kill:" summary,
-  // before its kill line, still records the kill the summary names.
+  // before its kill line, still records the kill the summary names; one cut
+  // after its header, a kill whose victim the table names or none does.
   void finish(KernelEventStore& events);
 
   // Whether a line that only matters inside a report (a task-table row, a
@@ -43,6 +44,7 @@ class OomReportAssembler {
     bool summary_seen = false;       // its "oom-kill:" line, whole or cut
     std::optional<int> summary_pid;  // the victim it names, when not cut off
     bool headless_table = false;     // task rows printed (pasted) without their header line
+    bool memcg_call_trace = false;   // the header's call trace passed mem_cgroup_out_of_memory
     std::string summary_task;       // the victim's comm, as the summary names it
     KernelStamp summary_stamp;      // of the summary line
     std::uint64_t summary_line_number = 0;
@@ -58,7 +60,7 @@ class OomReportAssembler {
   Report* route(const KernelLine& line, Fits fits);
   Report& open_report(const KernelLine& line, std::size_t index);
   void forget_stale(std::size_t index, KernelEventStore& events);
-  void add_kill_of_summary(Report& report, KernelEventStore& events);
+  void add_kill_of_summary(Report& report, KernelEventStore& events, bool log_ended);
 
   bool read_report_line(const KernelLine& line, std::size_t index);
   bool read_kill(const KernelLine& line, std::size_t index, KernelEventStore& events);

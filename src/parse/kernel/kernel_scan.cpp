@@ -21,7 +21,8 @@ bool contains(std::string_view haystack, std::string_view needle) {
 // Lines that only mean something inside an open OOM report.
 bool report_continuation(std::string_view m) {
   return m.starts_with('[') || m.starts_with("CPU: ") || m.starts_with("Pid: ") ||
-         m.starts_with("Memory cgroup stats for ") || contains(m, " mems_allowed=");
+         m.starts_with("Memory cgroup stats for ") || contains(m, " mems_allowed=") ||
+         contains(m.substr(0, 48), "mem_cgroup_out_of_memory+0x");
 }
 
 // The anchors sit near the start of their lines, after at most a comm

@@ -360,3 +360,33 @@ TEST_CASE("oom: with the limit printed, differing adjustments are scaled as the 
   CHECK(kills[0].pid == 11);
   CHECK(kills[0].comm == "adjusted");
 }
+
+TEST_CASE("oom: a report cut after its header and call trace is a kill, in a memory cgroup when the trace says so") {
+  const std::string header =
+      "[2612362.231458] python invoked oom-killer: gfp_mask=0x14000c0(GFP_KERNEL), nodemask=(null), order=0, oom_score_adj=829\n"
+      "[2612362.231460] python cpuset=157d3ac3 mems_allowed=0-1\n"
+      "[2612362.231465] CPU: 6 PID: 208253 Comm: python Tainted: P           O     4.15.15-1.el7.elrepo.x86_64 #1\n"
+      "[2612362.231467] Call Trace:\n"
+      "[2612362.231475]  dump_stack+0x63/0x88\n";
+  auto memcg = scan_for<OomKill>(header +
+                                 "[2612362.231483]  oom_kill_process+0x21c/0x430\n"
+                                 "[2612362.231487]  mem_cgroup_out_of_memory+0x4b/0x80\n"
+                                 "[2612362.231491]  mem_cgroup_oom_synchronize+0x2f9/0x330\n");
+  REQUIRE(memcg.size() == 1);
+  CHECK(memcg[0].kill_line_missing);
+  CHECK(memcg[0].victim_inferred);
+  CHECK(memcg[0].pid == 0);
+  CHECK(memcg[0].trigger_comm == "python");
+  CHECK(memcg[0].trigger_pid == 208253);
+  CHECK(memcg[0].origin == "Memory cgroup out of memory");
+
+  auto node = scan_for<OomKill>(header + "[2612362.231483]  out_of_memory+0x114/0x4a0\n");
+  REQUIRE(node.size() == 1);
+  CHECK(node[0].origin.empty());  // the scope is not known: nothing said which limit
+
+  // A whole report gives its one kill, not a second one from its header.
+  auto whole = scan_for<OomKill>(header + "[2612362.231487]  mem_cgroup_out_of_memory+0x4b/0x80\n"
+                                          "[2612362.300000] Memory cgroup out of memory: Killed process 208253 (python) total-vm:100kB, anon-rss:50kB, file-rss:0kB, shmem-rss:0kB\n");
+  REQUIRE(whole.size() == 1);
+  CHECK_FALSE(whole[0].kill_line_missing);
+}

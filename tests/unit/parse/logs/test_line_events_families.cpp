@@ -145,6 +145,16 @@ TEST_CASE("line event families: faulthandler, gdb, UCX and Open MPI crash report
   CHECK(event_of("[860301:1]: 1 0x00000000000b2e00 ucp_wireup_get_dst_rsc_indices()  /src/ucp/wireup/wireup.c:1369") ==
         "native-frame ucx address=0000000b2e00 function=ucp_wireup_get_dst_rsc_indices index=1 location=/src/ucp/wireup/wireup.c:1369");
   CHECK(event_of(" 0 0x0000000000042520 __sigaction()  ???:0") == "native-frame ucx address=000000042520 function=__sigaction index=0 location=???:0");
+  check_everywhere("Thread 39 \"python\" received signal SIGSEGV, Segmentation fault.", "native-crash gdb signal=11 name=python thread=39");
+  CHECK(event_of("ad 39 \"python\" received signal SIGSEGV, Segmentation fault.") == "native-crash gdb signal=11 name=python");
+  CHECK(event_of("#0  0x00007fffc1523cd4 in at::Tensor::neg (this=0x7ffef00009f0)") ==
+        "native-frame gdb address=7fffc1523cd4 function=at::Tensor::neg index=0");
+  CHECK(event_of("#3  0x00005555555d4b2a in _PyEval_EvalFrameDefault (tstate=<optimized out>) at Python/ceval.c:4181") ==
+        "native-frame gdb address=5555555d4b2a function=_PyEval_EvalFrameDefault index=3 location=Python/ceval.c:4181");
+  check_none("# 0x0000 is the null page");
+  check_everywhere("Unable to determine the device handle for GPU 0000:02:00.0: GPU is lost.  Reboot the system to recover this GPU",
+                   "gpu-lost nvml pci=0000:02:00.0");
+  check_none("if the GPU is lost, nothing else matters");
   check_everywhere("[node7:12345] Signal: Segmentation fault (11)", "native-crash mpi pid=12345 signal=11 host=node7 name=Segmentation fault");
   check_everywhere("[node7:12345] *** Process received signal ***", "native-backtrace mpi pid=12345 host=node7");
   check_everywhere("frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout() + 0x282 (0x7af8697cc772 in /venv/lib/libtorch_cuda.so)",
@@ -202,6 +212,28 @@ TEST_CASE("line event families: PBS's and LSF's words for a job they ended") {
   check_everywhere("TERM_RUNLIMIT: job killed after reaching LSF run time limit.", "scheduler-cancel lsf reason=time-limit");
   check_everywhere("TERM_OWNER: job killed by owner.", "scheduler-cancel lsf reason=cancelled");
   check_none("#PBS -l walltime=24:00:00");
+  check_everywhere("Job has gone over memory limit of 2048 megabytes. Peak usage: 4096 megabytes.",
+                   "scheduler-memory-kill htcondor signal=9 limit=2048 megabytes usage=4096 megabytes");
+  check_everywhere("Error from slot1_3@e327.chtc.wisc.edu: Docker job has gone over memory limit of 16384 Mb",
+                   "scheduler-memory-kill htcondor signal=9 limit=16384 Mb");
+  check_everywhere("job 1234.1 exceeded hard wallclock time - initiate terminate method", "scheduler-cancel sge job=1234.1 reason=time-limit");
+}
+
+TEST_CASE("line event families: other accelerators' and frameworks' out-of-memory errors, and hosted notebooks' restarts") {
+  check_everywhere("RuntimeError: MPS backend out of memory (MPS allocated: 17.36 GB, other allocations: 613.56 MB, max allowed: 18.13 GB). Tried to allocate 192.00 MB on private pool.",
+                   "cuda-oom pytorch requested=192.00 MB");
+  check_everywhere("torch.OutOfMemoryError: XPU out of memory. Tried to allocate 2.00 GiB", "cuda-oom pytorch requested=2.00 GiB");
+  check_everywhere("RuntimeError: NPU out of memory. Tried to allocate 1.50 GiB (NPU 0; 60.97 GiB total capacity)", "cuda-oom pytorch requested=1.50 GiB");
+  check_everywhere("tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[8,1024,4096] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc",
+                   "cuda-oom tensorflow gpu=0");
+  check_everywhere("ResourceExhaustedError: OOM when allocating tensor with shape[100000,100000] and type float on /job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu",
+                   "host-memory-error tensorflow");
+  check_everywhere("jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 2147483648 bytes.",
+                   "cuda-oom xla requested=2147483648");
+  check_everywhere("OSError: [WinError 1455] The paging file is too small for this operation to complete. Error loading \"C:\\venv\\lib\\site-packages\\torch\\lib\\shm.dll\" or one of its dependencies.",
+                   "host-memory-error windows");
+  check_everywhere("Your session crashed after using all available RAM.", "oomd-kill colab signal=9");
+  check_everywhere("Your notebook tried to allocate more memory than is available. It has restarted.", "oomd-kill kaggle signal=9");
   check_none("State:          Terminated");
 }
 
