@@ -31,7 +31,7 @@ std::optional<std::size_t> kernels_choice(const std::vector<OomTask>& tasks, std
   bool adj_differs = false;
   for (const OomTask& task : tasks) {
     if (!task.rss_pages) return std::nullopt;
-    const int adj = task.oom_score_adj.value_or(0);
+    const int adj = std::clamp(task.oom_score_adj.value_or(0), -1000, 1000);
     if (adj == never_killed) continue;
     if (common_adj && *common_adj != adj) adj_differs = true;
     common_adj = adj;
@@ -42,12 +42,16 @@ std::optional<std::size_t> kernels_choice(const std::vector<OomTask>& tasks, std
 
   std::optional<std::size_t> best;
   std::int64_t best_points = 0, second_points = 0;
+  // Counts as printed may be anything in a hostile log: each is held below
+  // 2^60 and the adjustment to the kernel's range, so the sum cannot overflow.
+  static constexpr std::uint64_t cap = std::uint64_t{1} << 60;
+  auto capped = [](std::uint64_t value) { return static_cast<std::int64_t>(std::min(value, cap)); };
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const OomTask& task = tasks[i];
-    const int adj = task.oom_score_adj.value_or(0);
+    const int adj = std::clamp(task.oom_score_adj.value_or(0), -1000, 1000);
     if (adj == never_killed) continue;
-    std::int64_t points = static_cast<std::int64_t>(*task.rss_pages + task.swap_entries.value_or(0) +
-                                                    task.pgtables_bytes.value_or(0) / page_bytes);
+    std::int64_t points = capped(*task.rss_pages) + capped(task.swap_entries.value_or(0)) +
+                          capped(task.pgtables_bytes.value_or(0) / page_bytes);
     if (adj_differs) points += static_cast<std::int64_t>(adj) * total_pages / 1000;
     if (!best || points > best_points) {
       second_points = best ? best_points : second_points;
