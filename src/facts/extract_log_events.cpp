@@ -104,11 +104,20 @@ void extract_log_event_facts(const evidence::EvidenceDocument& document, const s
   set_text("log.launcher_signalled", first_of(events, {"launcher-signalled"}), [](const LogEvent& e) { return e.text; });
   const Located* timeout = nullptr;
   std::int64_t frames = 0;
+  std::optional<std::uint64_t> deepest_frame;
+  std::string deepest_pointer;
   std::optional<double> memory_percent;
   std::string memory_pointer;
   const Located* exited = nullptr;
   for (const auto& e : events) {
     frames += e.event->kind == "native-frame";
+    if (e.event->kind == "native-frame") {
+      const auto index = e.event->detail_count("index");
+      if (index && (!deepest_frame || *index > *deepest_frame)) {
+        deepest_frame = index;
+        deepest_pointer = e.pointer + "/details/index";
+      }
+    }
     // The watchdog's line names the timeout it enforced; the store's wait
     // for rank 0's ncclUniqueId says "Socket Timeout" or "wait timeout".
     if (!timeout && e.event->kind == "nccl-error" &&
@@ -127,6 +136,11 @@ void extract_log_event_facts(const evidence::EvidenceDocument& document, const s
   }
   set_text("log.nccl_timeout", timeout, [](const LogEvent& e) { return e.text; });
   facts.set("log.native_frames", frames, "/hosts");
+  if (deepest_frame) {
+    facts.set("log.native_frame_depth", static_cast<std::int64_t>(std::min<std::uint64_t>(*deepest_frame, 1u << 30)), deepest_pointer);
+  } else {
+    facts.set_missing("log.native_frame_depth", none);
+  }
   if (memory_percent) {
     facts.set("log.host_memory_percent", *memory_percent, memory_pointer);
   } else {

@@ -78,6 +78,7 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"log.native_crash", string, none, "a line of a process reporting its own fatal signal (faulthandler's \"Fatal Python error: Segmentation fault\", UCX's \"Caught signal 11\", gdb's \"Program terminated with signal SIGSEGV\")"},
     {"log.native_crash_signal", integer, signal, "the signal that line names"},
     {"log.native_frames", integer, count, "native stack frames printed in the logs (UCX, c10 backtraces)"},
+    {"log.native_frame_depth", integer, none, "the deepest frame number of a native backtrace in the log (gdb's #28301): tens of thousands of frames is a runaway recursion"},
     {"log.stack_overflow", string, none, "CPython's \"Fatal Python error: Cannot recover from stack overflow.\" line"},
     {"log.memory_corruption", string, none, "a glibc heap-check abort line (\"free(): invalid pointer\", \"double free or corruption\")"},
     {"log.cpp_terminate", string, none, "a \"terminate called after throwing an instance of ...\" line"},

@@ -348,6 +348,20 @@ PrefixedLine read_prefix(std::string_view line, const PrefixContext& context) {
     return PrefixedLine{Rendering::marker, {}, line, {}};
   }
   if (is_alpha(first)) return read_starting_with_letter(line, context);
+  // `grep -r` (or -H) names the file before each line it prints:
+  // "/var/log/kern.log:Aug 18 14:30:16 host kernel: [356972.47] ...". The
+  // line after the name is read as it would be alone, once.
+  if (first == '/') {
+    const auto colon = line.find(':');
+    if (colon != std::string_view::npos && colon + 1 < line.size() && line[colon + 1] != '/' &&
+        line.substr(0, colon).find(' ') == std::string_view::npos) {
+      const std::string_view after = line.substr(colon + 1);
+      if (!after.empty() && after.front() != '/') {
+        PrefixedLine inner = read_prefix(after, context);
+        if (inner.rendering != Rendering::plain) return inner;
+      }
+    }
+  }
   return PrefixedLine{Rendering::plain, {}, line, {}};
 }
 

@@ -238,7 +238,7 @@ TEST_CASE("registry: a rich document gives every fact a value of its registered 
                                           "log.cuda_illegal_address", "log.cuda_no_kernel_image", "log.host_memory_error",
                                           "log.host_memory_percent", "log.launcher_signalled", "log.library_abi_error",
                                           "log.memory_corruption", "log.native_crash", "log.native_crash_signal",
-                                          "log.nccl_timeout", "log.stack_overflow",
+                                          "log.nccl_timeout", "log.stack_overflow", "log.native_frame_depth",
                                           // No CUDA out-of-memory line either (tests/unit/facts/test_extract_gpu_oom.cpp).
                                           "gpu_oom.requested_bytes", "gpu_oom.gpu", "gpu_oom.total_bytes", "gpu_oom.free_bytes",
                                           "gpu_oom.allocated_bytes", "gpu_oom.reserved_bytes", "gpu_oom.reserved_unallocated_bytes",

@@ -390,3 +390,13 @@ TEST_CASE("oom: a report cut after its header and call trace is a kill, in a mem
   REQUIRE(whole.size() == 1);
   CHECK_FALSE(whole[0].kill_line_missing);
 }
+
+TEST_CASE("oom: lines as grep -r prints them, each after its file's name, are read as the file's own") {
+  auto kills = scan_for<OomKill>(
+      "/var/log/kern.log:Aug 18 14:30:16 ubuntu kernel: [356972.475056] oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,global_oom,task_memcg=/user.slice,task=python,\n"
+      "/var/log/kern.log:Aug 18 14:30:16 ubuntu kernel: [356972.475087] Out of memory: Killed process 604639 (python) total-vm:44097664kB, anon-rss:27583492kB, file-rss:68812kB, shmem-rss:16228kB, UID:1000 pgtables:60824kB oom_\n");
+  REQUIRE(kills.size() == 1);
+  CHECK(kills[0].pid == 604639);
+  CHECK(kills[0].anon_rss_kb == 27583492u);
+  CHECK(kills[0].global_oom);
+}

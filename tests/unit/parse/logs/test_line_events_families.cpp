@@ -233,6 +233,12 @@ TEST_CASE("line event families: other accelerators' and frameworks' out-of-memor
   check_everywhere("OSError: [WinError 1455] The paging file is too small for this operation to complete. Error loading \"C:\\venv\\lib\\site-packages\\torch\\lib\\shm.dll\" or one of its dependencies.",
                    "host-memory-error windows");
   check_everywhere("Your session crashed after using all available RAM.", "oomd-kill colab signal=9");
+  check_everywhere("ray.memory_monitor.RayOutOfMemoryError: More than 95% of the memory on node tr001 is used (59.62 / 62.75 GB). The top 10 memory consumers are:",
+                   "oomd-kill ray memory_total=62.75 memory_used=59.62 node=tr001 threshold=95");
+  check_everywhere("node08:27106:27302 [0] include/shm.h:27 NCCL WARN Call to shm_open failed : Permission denied", "shm-error nccl error=Permission denied");
+  check_everywhere("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 803: system has unsupported display driver / cuda driver combination",
+                   "library-abi-error cuda library=libcuda.so");
+  check_everywhere("Unable to determine the device handle for GPU0000:03:00.0: Unknown Error", "gpu-lost nvml pci=0000:03:00.0");
   check_everywhere("Your notebook tried to allocate more memory than is available. It has restarted.", "oomd-kill kaggle signal=9");
   check_none("State:          Terminated");
 }
