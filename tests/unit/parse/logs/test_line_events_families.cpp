@@ -239,6 +239,21 @@ TEST_CASE("line event families: other accelerators' and frameworks' out-of-memor
   check_everywhere("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 803: system has unsupported display driver / cuda driver combination",
                    "library-abi-error cuda library=libcuda.so");
   check_everywhere("Unable to determine the device handle for GPU0000:03:00.0: Unknown Error", "gpu-lost nvml pci=0000:03:00.0");
+  check_everywhere("node1:1234:1290 [0] misc/socket.cc:484 NCCL WARN Net : Connect to 10.0.0.2<43215> failed : Connection refused",
+                   "nccl-error nccl message=Connect to 10.0.0.2<43215> failed : Connection refused");
+  check_everywhere("node1:1234:1290 [0] NCCL WARN Call to ibv_create_qp failed", "nccl-error nccl message=Call to ibv_create_qp failed");
+  check_none("node1:1234:1290 [0] NCCL INFO NET/IB : No device found.");
+  check_none("node1:1234:1290 [0] NCCL WARN NET/IB : No device found.");
+  check_everywhere("RuntimeError: NCCL Error 2: unhandled system error", "nccl-error nccl code=2 error=unhandled system error");
+  check_everywhere("ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.",
+                   "cuda-oom vllm");
+  check_everywhere("OSError: [WinError 126] The specified module could not be found. Error loading \"C:\\Python310\\lib\\site-packages\\torch\\lib\\c10.dll\" or one of its dependencies.",
+                   "library-abi-error windows library=C:\\Python310\\lib\\site-packages\\torch\\lib\\c10.dll");
+  check_everywhere("ImportError: DLL load failed while importing _C: The specified procedure could not be found.",
+                   "library-abi-error windows exception=ImportError library=_C");
+  check_everywhere("Process finished with exit code -1073740791 (0xC0000409)", "native-crash windows signal=6");
+  check_everywhere("numpy.core._exceptions.MemoryError: Unable to allocate 7.45 GiB for an array with shape (1000, 1000000) and data type float64",
+                   "host-memory-error numpy requested=7.45 GiB");
   check_everywhere("Your notebook tried to allocate more memory than is available. It has restarted.", "oomd-kill kaggle signal=9");
   check_none("State:          Terminated");
 }
