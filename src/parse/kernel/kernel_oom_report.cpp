@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "parse/kernel/kernel_text.h"
+
 namespace ftdiag::parse::detail {
 namespace {
 
@@ -269,9 +271,31 @@ OomReportAssembler::Report* OomReportAssembler::report_for_kill(const KernelLine
   return route(line, [&](const Report& r) { return r.kills == 0 && !r.summary_pid; });
 }
 
+// A memory cgroup's kill line cut after its origin, as a paste or a quote
+// keeps it: "Memory cgroup out of memory" alone, or with the start of its
+// "Killed process" (or, before 4.19, "Kill process"). The node-wide origin,
+// "Out of memory", is too common a phrase to be read alone.
+bool is_cut_memcg_kill_line(std::string_view message) {
+  static constexpr std::string_view origin = "Memory cgroup out of memory";
+  message = text::trim_right(message);
+  if (!message.starts_with(origin)) return false;
+  std::string_view rest = message.substr(origin.size());
+  if (rest.empty() || rest == ":") return true;
+  // Not a whole line of another form: the sacrifice line ("Kill process N
+  // (c) score S or sacrifice child") comes before its kill.
+  return rest.starts_with(": Kill") && rest.find(") total-vm:") == std::string_view::npos &&
+         rest.find(" score ") == std::string_view::npos && !parse_sacrifice_line(message);
+}
+
 bool OomReportAssembler::read_kill(const KernelLine& line, std::size_t index, KernelEventStore& events) {
   OomKill parsed;
-  if (!parse_kill_line(line.message, parsed)) return false;
+  bool cut = false;
+  if (!parse_kill_line(line.message, parsed)) {
+    if (!is_cut_memcg_kill_line(line.message)) return false;
+    cut = true;
+    parsed.pid = 0;
+    parsed.origin = "Memory cgroup out of memory";
+  }
   OomKill kill;
   if (Report* report = report_for_kill(line, parsed.pid)) {
     const bool copy_rows = report->kills == 0 || report->context.tasks.size() * (report->kills + 1) <= max_copied_rows;
@@ -303,6 +327,15 @@ bool OomReportAssembler::read_kill(const KernelLine& line, std::size_t index, Ke
   kill.uid = parsed.uid;
   kill.oom_score_adj = parsed.oom_score_adj;
   correct_pgtables_units(kill);
+  if (cut) {
+    kill.kill_line_missing = true;
+    kill.victim_inferred = true;
+    if (auto choice = kernels_choice(kill.tasks, kill.limit_kb)) {
+      kill.pid = kill.tasks[*choice].pid;
+      kill.comm = kill.tasks[*choice].name;
+    }
+    return events.add(std::move(kill), line.message), true;
+  }
   // The reaper's line follows its kill closely: a flood of kills must not
   // grow the map without end.
   if (kill_event_by_pid_.size() >= max_remembered_kills) kill_event_by_pid_.clear();

@@ -31,7 +31,7 @@ std::string_view head(std::string_view m, std::size_t bytes) { return m.substr(0
 
 bool might_be_oom(std::string_view m) {
   const std::string_view start = head(m, 96);
-  return contains(start, "oom") || contains(start, "Kill") || m.starts_with("memory: usage ") ||
+  return contains(start, "oom") || contains(start, "Kill") || m.starts_with("memory: usage ") || m.starts_with("Memory cgroup out of memory") ||
          m.starts_with("Task in ");
 }
 

@@ -400,3 +400,14 @@ TEST_CASE("oom: lines as grep -r prints them, each after its file's name, are re
   CHECK(kills[0].anon_rss_kb == 27583492u);
   CHECK(kills[0].global_oom);
 }
+
+TEST_CASE("oom: a memory cgroup's kill line cut after its origin is a kill in a cgroup, victim unknown") {
+  auto kills = scan_for<OomKill>("Memory cgroup out of memory\n");
+  REQUIRE(kills.size() == 1);
+  CHECK(kills[0].pid == 0);
+  CHECK(kills[0].victim_inferred);
+  CHECK(kills[0].origin == "Memory cgroup out of memory");
+  CHECK(scan_for<OomKill>("[12.5] Memory cgroup out of memory: Killed proc\n").size() == 1);
+  CHECK(scan_for<OomKill>("Out of memory\n").empty());  // too common a phrase alone
+  CHECK(scan_for<OomKill>("Memory cgroup out of memory handling is documented here\n").empty());
+}

@@ -217,6 +217,9 @@ TEST_CASE("line event families: PBS's and LSF's words for a job they ended") {
   check_everywhere("Error from slot1_3@e327.chtc.wisc.edu: Docker job has gone over memory limit of 16384 Mb",
                    "scheduler-memory-kill htcondor signal=9 limit=16384 Mb");
   check_everywhere("job 1234.1 exceeded hard wallclock time - initiate terminate method", "scheduler-cancel sge job=1234.1 reason=time-limit");
+  check_everywhere("Dec 17 16:03:58Z worker-1 start-worker 2024/12/17 16:03:58 GCP Metadata Service says termination is imminent",
+                   "scheduler-cancel cloud reason=preemption");
+  check_none("We expect the instance was preemptible.");
 }
 
 TEST_CASE("line event families: other accelerators' and frameworks' out-of-memory errors, and hosted notebooks' restarts") {
@@ -273,6 +276,9 @@ TEST_CASE("line event families: glibc and C++ runtime aborts") {
                    "cpp-terminate cpp-runtime signal=6 exception=c10::DistBackendError");
   check_everywhere("terminate called after throwing an instance of 'std::bad_alloc'", "host-memory-error cpp-runtime signal=6");
   check_everywhere("terminate called without an active exception", "cpp-terminate cpp-runtime signal=6 exception=without an active exception");
+  CHECK(event_of("======= Backtrace: =========") == "memory-corruption glibc signal=6 error=glibc's abort backtrace (its message cut off)");
+  CHECK(event_of(".../python2.7/site-packages/torch/lib/libTH.so.1(THFloatStorage_free+0x6e)[0x7fdbd517f4ae]") ==
+        "native-frame glibc address=7fdbd517f4ae function=THFloatStorage_free library=.../python2.7/site-packages/torch/lib/libTH.so.1 offset=6e");
   check_none("_int_free(): called from a debugger script");
   check_none("def free(): return None");
 }
