@@ -179,7 +179,18 @@ class CommandReader {
         ++k;
         continue;
       }
-      std::string name = word.substr(word.find_first_not_of('-'));
+      const auto name_at = word.find_first_not_of('-');
+      if (name_at == std::string::npos) {
+        // "--" ends the options (POSIX): a launcher's script follows it, and
+        // a script's words after it are positional; a longer run of dashes
+        // is no option at all.
+        ++k;
+        if (word != "--") continue;
+        if (launcher) return k;
+        while (usable(k)) settings_[fmt::format("{}positional.{}", prefix, positional++)] = words_[k++].text;
+        return k;
+      }
+      std::string name = word.substr(name_at);
       std::string value = "true";
       if (const auto equals = name.find('='); equals != std::string::npos) {
         value = name.substr(equals + 1);

@@ -170,6 +170,21 @@ TEST_CASE("launch_command: the other launchers") {
   CHECK_FALSE(read_launch_command("- Dataset: Capybara (2000 training, 200 validation)\n- Batch size: 16/device"));
 }
 
+TEST_CASE("launch_command: a bare \"--\" ends the options, and a run of dashes is no option") {
+  auto s = read_launch_command("python eval.py --config config/cocostuff.yaml -- model-path. /checkpoint_final.PTH");
+  REQUIRE(s);
+  CHECK(s->at("script") == "eval.py");
+  CHECK(s->at("args.config") == "config/cocostuff.yaml");
+  CHECK(s->at("args.positional.0") == "model-path.");
+  CHECK(s->at("args.positional.1") == "/checkpoint_final.PTH");
+  CHECK(read_launch_command("python eval.py --").has_value());
+  CHECK(read_launch_command("python eval.py --- ---- -").has_value());
+  s = read_launch_command("torchrun --nproc_per_node 2 -- train.py --lr 1e-4");
+  REQUIRE(s);
+  CHECK(s->at("script") == "train.py");
+  CHECK(s->at("args.lr") == "1e-4");
+}
+
 TEST_CASE("hostfile: host slots=N lines, and nothing else") {
   auto s = read_hostfile("192.168.0.6 slots=8\n192.168.0.32 slots=8\n# spare\n192.168.0.23 slots=8\n");
   REQUIRE(s);
