@@ -116,8 +116,8 @@ void OomReportAssembler::add_kill_of_summary(Report& report, KernelEventStore& e
   // header with no kill line for 2,000 lines is no such cut: not a kill.
   if (report.kills != 0 || !(report.summary_seen || (log_ended && report.has_header))) return;
   OomKill kill = std::move(report.context);
-  kill.stamp = report.summary_stamp;
-  kill.line_number = report.summary_line_number;
+  kill.stamp = report.summary_seen ? report.summary_stamp : report.header_stamp;
+  kill.line_number = report.summary_seen ? report.summary_line_number : report.header_line_number;
   kill.kill_line_missing = true;
   if (report.summary_pid) {
     kill.pid = *report.summary_pid;
@@ -233,6 +233,8 @@ bool OomReportAssembler::read_report_line(const KernelLine& line, std::size_t in
   } else if (auto header = parse_oom_header(message)) {
     report = &open_report(line, index);
     report->has_header = true;
+    report->header_stamp = line.stamp;
+    report->header_line_number = line.line_number;
     report->context.trigger_comm = std::move(header->comm);
     report->context.gfp_mask = std::move(header->gfp_mask);
     report->context.order = header->order;

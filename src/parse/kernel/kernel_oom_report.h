@@ -48,6 +48,8 @@ class OomReportAssembler {
     std::string summary_task;       // the victim's comm, as the summary names it
     KernelStamp summary_stamp;      // of the summary line
     std::uint64_t summary_line_number = 0;
+    KernelStamp header_stamp;       // of the "invoked oom-killer" line, for a report cut before its summary
+    std::uint64_t header_line_number = 0;
     std::string summary_text;
     bool has_header = false, has_banner = false, has_usage = false, has_task_in = false, has_cpuset = false;
     bool table_done = false;

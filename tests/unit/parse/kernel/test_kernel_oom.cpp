@@ -379,6 +379,7 @@ TEST_CASE("oom: a report cut after its header and call trace is a kill, in a mem
   CHECK(memcg[0].trigger_comm == "python");
   CHECK(memcg[0].trigger_pid == 208253);
   CHECK(memcg[0].origin == "Memory cgroup out of memory");
+  CHECK(memcg[0].line_number == 1);  // the header's line: the report names no other
 
   auto node = scan_for<OomKill>(header + "[2612362.231483]  out_of_memory+0x114/0x4a0\n");
   REQUIRE(node.size() == 1);
