@@ -31,9 +31,11 @@ inline constexpr std::size_t kKernelEventsKeptPerEnd = kMaxKernelRecords / 8;
 // An OOM kill's `report` detail when the report was cut short after its
 // oom-kill summary, before the kill line (parse::OomKill::kill_line_missing).
 inline constexpr std::string_view kReportWithoutKillLine = "summary only";
-// ... and when the summary itself was cut before the victim's pid: the pid is
-// the task-table row the kernel's badness rule ranks first, or absent.
-inline constexpr std::string_view kReportWithoutVictim = "summary cut before its victim";
+// ... and when the report was cut before it named its victim (its summary cut
+// before the pid, or the report cut after its header, or a memory cgroup's kill
+// line cut after its origin): the pid is the task-table row the kernel's
+// badness rule ranks first, or absent.
+inline constexpr std::string_view kReportWithoutVictim = "cut before its victim";
 
 class KernelLogEvents {
  public:
