@@ -67,6 +67,32 @@ std::optional<std::size_t> kernels_choice(const std::vector<OomTask>& tasks, std
   return clear ? best : std::nullopt;
 }
 
+// A kill whose report was cut before it named its victim: the victim is the
+// task-table row the kernel ranks first, when one clearly is.
+void name_victim_from_table(OomKill& kill) {
+  kill.victim_inferred = true;
+  if (auto choice = kernels_choice(kill.tasks, kill.limit_kb)) {
+    kill.pid = kill.tasks[*choice].pid;
+    kill.comm = kill.tasks[*choice].name;
+  }
+}
+
+// A memory cgroup's kill line cut after its origin, as a paste or a quote
+// keeps it: "Memory cgroup out of memory" alone, or with the start of its
+// "Killed process" (or, before 4.19, "Kill process"). The node-wide origin,
+// "Out of memory", is too common a phrase to be read alone.
+bool is_cut_memcg_kill_line(std::string_view message) {
+  static constexpr std::string_view origin = "Memory cgroup out of memory";
+  message = text::trim_right(message);
+  if (!message.starts_with(origin)) return false;
+  std::string_view rest = message.substr(origin.size());
+  if (rest.empty() || rest == ":") return true;
+  // A whole line of another form is not this: the kill line parser read the
+  // whole ones; the sacrifice line ("Kill process N (c) score S or sacrifice
+  // child", before 5.1) comes before its kill, whole or cut after its score.
+  return rest.starts_with(": Kill") && rest.find(" score ") == std::string_view::npos;
+}
+
 }  // namespace
 
 template <typename Fits>
@@ -123,13 +149,8 @@ void OomReportAssembler::add_kill_of_summary(Report& report, KernelEventStore& e
     kill.pid = *report.summary_pid;
     kill.comm = report.summary_task;
   } else {
-    kill.victim_inferred = true;
-    if (auto choice = kernels_choice(kill.tasks, kill.limit_kb)) {
-      kill.pid = kill.tasks[*choice].pid;
-      kill.comm = kill.tasks[*choice].name;
-    } else {
-      kill.comm = report.summary_task;  // what survived of the cut line, maybe nothing
-    }
+    kill.comm = report.summary_task;  // what survived of the cut line, maybe nothing
+    name_victim_from_table(kill);
   }
   if (kill.origin.empty() && !kill.constraint.empty()) {
     kill.origin = kill.constraint == "CONSTRAINT_MEMCG" ? "Memory cgroup out of memory" : "Out of memory";
@@ -273,22 +294,6 @@ OomReportAssembler::Report* OomReportAssembler::report_for_kill(const KernelLine
   return route(line, [&](const Report& r) { return r.kills == 0 && !r.summary_pid; });
 }
 
-// A memory cgroup's kill line cut after its origin, as a paste or a quote
-// keeps it: "Memory cgroup out of memory" alone, or with the start of its
-// "Killed process" (or, before 4.19, "Kill process"). The node-wide origin,
-// "Out of memory", is too common a phrase to be read alone.
-bool is_cut_memcg_kill_line(std::string_view message) {
-  static constexpr std::string_view origin = "Memory cgroup out of memory";
-  message = text::trim_right(message);
-  if (!message.starts_with(origin)) return false;
-  std::string_view rest = message.substr(origin.size());
-  if (rest.empty() || rest == ":") return true;
-  // Not a whole line of another form: the sacrifice line ("Kill process N
-  // (c) score S or sacrifice child") comes before its kill.
-  return rest.starts_with(": Kill") && rest.find(") total-vm:") == std::string_view::npos &&
-         rest.find(" score ") == std::string_view::npos && !parse_sacrifice_line(message);
-}
-
 bool OomReportAssembler::read_kill(const KernelLine& line, std::size_t index, KernelEventStore& events) {
   OomKill parsed;
   bool cut = false;
@@ -331,12 +336,9 @@ bool OomReportAssembler::read_kill(const KernelLine& line, std::size_t index, Ke
   correct_pgtables_units(kill);
   if (cut) {
     kill.kill_line_missing = true;
-    kill.victim_inferred = true;
-    if (auto choice = kernels_choice(kill.tasks, kill.limit_kb)) {
-      kill.pid = kill.tasks[*choice].pid;
-      kill.comm = kill.tasks[*choice].name;
-    }
-    return events.add(std::move(kill), line.message), true;
+    name_victim_from_table(kill);
+    events.add(std::move(kill), line.message);
+    return true;
   }
   // The reaper's line follows its kill closely: a flood of kills must not
   // grow the map without end.

@@ -353,13 +353,10 @@ PrefixedLine read_prefix(std::string_view line, const PrefixContext& context) {
   // line after the name is read as it would be alone, once.
   if (first == '/') {
     const auto colon = line.find(':');
-    if (colon != std::string_view::npos && colon + 1 < line.size() && line[colon + 1] != '/' &&
-        line.substr(0, colon).find(' ') == std::string_view::npos) {
-      const std::string_view after = line.substr(colon + 1);
-      if (!after.empty() && after.front() != '/') {
-        PrefixedLine inner = read_prefix(after, context);
-        if (inner.rendering != Rendering::plain) return inner;
-      }
+    const std::string_view after = colon == std::string_view::npos ? std::string_view() : line.substr(colon + 1);
+    if (!after.empty() && after.front() != '/' && line.substr(0, colon).find(' ') == std::string_view::npos) {
+      PrefixedLine inner = read_prefix(after, context);
+      if (inner.rendering != Rendering::plain) return inner;
     }
   }
   return PrefixedLine{Rendering::plain, {}, line, {}};

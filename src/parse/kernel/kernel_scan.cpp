@@ -29,6 +29,13 @@ bool report_continuation(std::string_view m) {
 // (15 bytes), a pid and a fixed prefix: only that much is searched.
 std::string_view head(std::string_view m, std::size_t bytes) { return m.substr(0, bytes); }
 
+// "[   5165]  ..." or "[1234567] ...": a task table's row, not "[drm] ...".
+bool looks_like_task_row(std::string_view m) {
+  if (!m.starts_with('[')) return false;
+  const auto digit = m.find_first_not_of(' ', 1);
+  return digit != std::string_view::npos && digit < 12 && m[digit] >= '0' && m[digit] <= '9';
+}
+
 bool might_be_oom(std::string_view m) {
   const std::string_view start = head(m, 96);
   return contains(start, "oom") || contains(start, "Kill") || m.starts_with("memory: usage ") || m.starts_with("Memory cgroup out of memory") ||
@@ -122,7 +129,7 @@ void KernelLineScanner::feed(const KernelLine& line) {
   if (follow_up.read(m, at, events)) return;
   // A task-table row may also open a report: a paste that left out the
   // report's first lines (kernel_oom_report.h).
-  if ((oom.any_open() && report_continuation(m)) || m.starts_with('[') || might_be_oom(m)) {
+  if ((oom.any_open() && report_continuation(m)) || looks_like_task_row(m) || might_be_oom(m)) {
     if (oom.offer(line, at, events)) return;
   }
   if (might_be_fault(m)) {
