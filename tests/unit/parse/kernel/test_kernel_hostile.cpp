@@ -1,6 +1,7 @@
 // Hostile input: the parsers never throw, never crash and stay linear.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 
@@ -65,6 +66,9 @@ TEST_CASE("hostile: many reports and rows stay bounded") {
   for (int i = 0; i < 20000; ++i) text += "Tasks in /a are going to be killed due to memory.oom.group set\n";
   for (int i = 0; i < 20000; ++i) text += "Memory cgroup out of memory: Killed process 1 (p) total-vm:1kB, anon-rss:1kB, file-rss:0kB\n";
   for (int i = 0; i < 20000; ++i) text += "oom_reaper: reaped process 1 (p), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB\n";
-  CHECK(seconds_to_scan(text) < 5.0);
+  // A guard against super-linear work, not a benchmark: the fastest of three
+  // runs, so a loaded machine (a sanitized build beside other tests) does not
+  // read as a quadratic scan.
+  CHECK(std::min({seconds_to_scan(text), seconds_to_scan(text), seconds_to_scan(text)}) < 5.0);
   CHECK(scan_for<OomKill>(text).size() == 20000u);
 }
