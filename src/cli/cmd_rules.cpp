@@ -29,6 +29,7 @@ int list_rules(const RulesArguments& args) {
     std::cout << fmt::format("{:<34} {:<26} {:<11} {}\n", r.id, r.cause,
                              r.role == rules::RuleRole::consequence ? "consequence"
                              : r.role == rules::RuleRole::check     ? "check"
+                             : r.role == rules::RuleRole::fallback  ? "fallback"
                                                                     : "primary",
                              r.source);
   }

@@ -35,13 +35,20 @@ std::optional<parse::LineEventTable> load_line_events() {
   return std::move(std::get<parse::LineEventTable>(table));
 }
 
+Fact<evidence::FailureWords> load_failure_words() {
+  return evidence::FailureWords::load(rules::builtin_rules_directory() / "failure-words.json");
+}
+
 Fact<evidence::EvidenceDocument> collect_evidence(const std::vector<std::filesystem::path>& paths,
                                                   const EvidenceSources& sources) {
   auto phases = load_phase_table();
   if (!phases) std::fprintf(stderr, "ftdiag: training phases unknown: %s\n", phases.missing().detail.c_str());
   const auto line_events = load_line_events();
+  const auto words = load_failure_words();
+  if (!words) std::fprintf(stderr, "ftdiag: failure words not read: %s\n", words.missing().detail.c_str());
   collectors::CollectContext context{.phases = phases ? &phases.value() : nullptr,
                                      .line_events = line_events ? &*line_events : nullptr,
+                                     .failure_words = words ? &words.value() : nullptr,
                                      .kernel_logs = sources.kernel_logs,
                                      .cores = sources.cores,
                                      .read_this_host = sources.read_this_host};

@@ -9,6 +9,7 @@
 
 #include "base/fact.h"
 #include "evidence/document.h"
+#include "evidence/failure_words.h"
 #include "evidence/phase_table.h"
 #include "parse/logs/line_events.h"
 #include "rules/engine.h"
@@ -24,6 +25,10 @@ Fact<rules::RuleSet> load_rule_set(const std::vector<std::string>& extra_rule_di
 // rules/phases.json of the built-in rules directory; Missing is reported by
 // the caller (phases then stay unknown).
 Fact<evidence::PhaseTable> load_phase_table();
+
+// rules/failure-words.json of the built-in rules directory; Missing is
+// reported by the caller (the words are then not read).
+Fact<evidence::FailureWords> load_failure_words();
 
 // The built-in launcher, scheduler and OOM-daemon line patterns; nullopt
 // (said on stderr) when they cannot be loaded.

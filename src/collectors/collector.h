@@ -18,6 +18,7 @@
 #include "evidence/document.h"
 
 namespace ftdiag::evidence {
+class FailureWords;
 class PhaseTable;
 }
 namespace ftdiag::parse {
@@ -36,6 +37,9 @@ struct CollectContext {
   const evidence::PhaseTable* phases = nullptr;  // training-phase patterns; null: phases stay unknown
   // Launcher, scheduler and OOM-daemon lines (rules/log-events.json); null: not recognised.
   const parse::LineEventTable* line_events = nullptr;
+  // Words that name a failure in any program's language (rules/failure-words.json),
+  // read on the last lines of plain logs; null: not read.
+  const evidence::FailureWords* failure_words = nullptr;
   // Kernel logs named by the user (--kernel-log): read whatever PATH holds.
   std::vector<std::filesystem::path> kernel_logs;
   // Core files named by the user (--core).

@@ -27,6 +27,7 @@
 #include "collectors/log_scan_patterns.h"
 #include "evidence/console_summary.h"
 #include "evidence/kernel_events.h"
+#include "evidence/failure_words.h"
 #include "evidence/phase_table.h"
 #include "evidence/quoted_line.h"
 #include "parse/kernel/kernel_log.h"
@@ -103,8 +104,8 @@ struct LineFinds {
 class Scan {
  public:
   Scan(const LogScanner::Patterns& patterns, const PhaseTable* phases, const parse::LineEventTable* events,
-       Provenance from, std::optional<int> year)
-      : patterns_(patterns), phases_(phases), events_(events), from_(std::move(from)), year_(year) {
+       const evidence::FailureWords* words, Provenance from, std::optional<int> year)
+      : patterns_(patterns), phases_(phases), events_(events), words_(words), from_(std::move(from)), year_(year) {
     if (patterns_.all) scratch_.emplace(patterns_.all->make_scratch());
   }
 
@@ -206,6 +207,12 @@ class Scan {
     log.events_dropped = events_dropped_;
     log.phases.assign(std::make_move_iterator(phases_seen_.begin()), std::make_move_iterator(phases_seen_.end()));
     log.tail = tail_lines(end_text, end_text_is_whole_file, log.line_count);
+    // Only the last lines: a fallback's words cost nothing the log's size adds.
+    if (words_) {
+      for (auto& line : log.tail) {
+        if (const auto word = words_->classify(line.text)) line.word = std::string(*word);
+      }
+    }
     log.kernel_lines = kernel_line_numbers_.size();
     out.kernel_events = kernel_events();
     return out;
@@ -444,6 +451,7 @@ class Scan {
   const LogScanner::Patterns& patterns_;
   const PhaseTable* phases_;
   const parse::LineEventTable* events_;
+  const evidence::FailureWords* words_;
   Provenance from_;
   std::optional<int> year_;
   std::optional<parse::MultiPattern::Scratch> scratch_;
@@ -505,8 +513,9 @@ std::variant<parse::MultiPattern, std::string> compiled_patterns(const std::vect
 
 }  // namespace
 
-LogScanner::LogScanner(const PhaseTable* phases, const parse::LineEventTable* events, std::optional<fs::path> cache_dir)
-    : phases_(phases), events_(events), patterns_(std::make_unique<Patterns>()) {
+LogScanner::LogScanner(const PhaseTable* phases, const parse::LineEventTable* events, const evidence::FailureWords* words,
+                       std::optional<fs::path> cache_dir)
+    : phases_(phases), events_(events), words_(words), patterns_(std::make_unique<Patterns>()) {
   std::vector<std::string> all;
   if (events_) {
     for (const auto& p : events_->patterns()) all.push_back(block_form_of_event_pattern(p.pattern));
@@ -545,7 +554,7 @@ LogScanner::~LogScanner() = default;
 const std::string& LogScanner::fallback_reason() const { return patterns_->fallback_reason; }
 
 ScannedLog LogScanner::scan_text(std::string_view text, const Provenance& from, std::optional<int> year) const {
-  Scan scan(*patterns_, phases_, events_, from, year);
+  Scan scan(*patterns_, phases_, events_, words_, from, year);
   std::string block;
   std::size_t at = 0;
   while (at < text.size()) {
@@ -664,7 +673,7 @@ Fact<ScannedLog> LogScanner::scan_descriptor(int fd, const fs::path& file, const
   const auto starts = part_starts(fd, begin, size, parts);
   std::vector<Scan> scans;
   scans.reserve(starts.size());
-  for (std::size_t k = 0; k < starts.size(); ++k) scans.emplace_back(*patterns_, phases_, events_, from, year);
+  for (std::size_t k = 0; k < starts.size(); ++k) scans.emplace_back(*patterns_, phases_, events_, words_, from, year);
   auto read_part = [&](std::size_t k) {
     const std::uint64_t end = k + 1 < starts.size() ? starts[k + 1] : size;
     read_range(fd, file, starts[k], end, scans[k], bytes_read);

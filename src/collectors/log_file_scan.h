@@ -31,6 +31,7 @@ class LineEventTable;
 }
 
 namespace ftdiag::evidence {
+class FailureWords;
 class PhaseTable;
 }  // namespace ftdiag::evidence
 
@@ -45,15 +46,15 @@ struct ScannedLog {
 
 class LogScanner {
  public:
-  // Either table may be null (its lines are then not recognised); both must
-  // outlive the scanner. When the patterns cannot be searched at once (a
+  // Any table may be null (its lines are then not recognised); each must
+  // outlive the scanner. The failure words are read on the last lines only. When the patterns cannot be searched at once (a
   // rule file with a construct Hyperscan lacks) every line is read by the
   // exact readers: slower, the same evidence; fallback_reason() says why.
   // With `cache_dir`, the compiled search is kept there between runs (by a
   // fingerprint of the patterns and the Hyperscan build), which saves the
   // few tenths of a second compiling costs at every start.
   LogScanner(const evidence::PhaseTable* phases, const parse::LineEventTable* events,
-             std::optional<std::filesystem::path> cache_dir = std::nullopt);
+             const evidence::FailureWords* words = nullptr, std::optional<std::filesystem::path> cache_dir = std::nullopt);
   LogScanner(LogScanner&&) noexcept;
   ~LogScanner();
 
@@ -89,6 +90,7 @@ class LogScanner {
  private:
   const evidence::PhaseTable* phases_;
   const parse::LineEventTable* events_;
+  const evidence::FailureWords* words_;
   std::unique_ptr<Patterns> patterns_;
 };
 

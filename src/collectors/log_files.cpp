@@ -139,7 +139,7 @@ evidence::CollectorReport LogFilesCollector::collect(const Inventory& inventory,
     return report;
   }
   const auto files = logs_in(inventory, &problems);
-  const collectors::LogScanner scanner(context.phases, context.line_events, pattern_cache_directory());
+  const collectors::LogScanner scanner(context.phases, context.line_events, context.failure_words, pattern_cache_directory());
   if (!scanner.fallback_reason().empty()) {
     problems.push_back("patterns read line by line (slower): " + scanner.fallback_reason());
   }

@@ -314,6 +314,9 @@ struct LogPhase {
 struct LogLine {
   std::uint64_t line_number = 0;
   std::string text;  // what a terminal shows: the last "\r" redraw of the line, cut at kMaxEventText
+  // The failure word the line holds (rules/failure-words.json): "host-memory",
+  // "segfault", ...; weak evidence, read when no recogniser explains a death.
+  std::optional<std::string> word;
 
   bool operator==(const LogLine&) const = default;
 };

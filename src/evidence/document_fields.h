@@ -142,7 +142,8 @@ struct Fields<LogPhase> {
 template <>
 struct Fields<LogLine> {
   using T = LogLine;
-  static constexpr auto list = std::tuple{field("line_number", &T::line_number, required), field("text", &T::text, required)};
+  static constexpr auto list = std::tuple{field("line_number", &T::line_number, required), field("text", &T::text, required),
+                                          field("word", &T::word)};
 };
 
 template <>

@@ -14,6 +14,7 @@
 
 #include "facts/console_tail.h"
 #include "facts/extract.h"
+#include "parse/logs/python_traceback.h"
 
 namespace ftdiag::facts {
 
@@ -130,6 +131,26 @@ std::string excerpt(std::string_view text) {
   return text.size() <= kMax ? std::string(text) : std::string(text.substr(0, kMax)) + "...";
 }
 
+// The frames that repeat at the end of `log`, when it ends inside a
+// traceback: set as facts, true; else false.
+bool cut_recursion_in(const LogRef& log, FactSet& facts) {
+  const auto& tail = log.evidence->tail;
+  std::vector<std::string_view> lines;
+  lines.reserve(tail.size());
+  for (const auto& line : tail) lines.push_back(line.text);
+  while (!lines.empty() && lines.back().find_first_not_of(" \t\r") == std::string_view::npos) lines.pop_back();
+  const auto frames = parse::traceback_frames_above(lines, lines.size());
+  // The innermost frame's own lines (its code, 3.11's carets) end the log.
+  if (frames.empty() || lines.size() - frames.front().index > 3) return false;
+  const auto repeating = parse::repeating_frames(frames);
+  if (!repeating) return false;
+  const auto& frame = frames.front();
+  const auto at = fmt::format("{}/tail/{}/text", log.pointer(), frame.index);
+  facts.set("log.cut_traceback_repeats", static_cast<std::int64_t>(repeating->frames), at);
+  facts.set("log.cut_traceback_frame", excerpt(fmt::format("{}, line {}, in {}", frame.file, frame.line, frame.function)), at);
+  return true;
+}
+
 // What a log line that reports a death says the process was: a
 // DataLoader's "worker (pid N) is killed", a launcher's failed rank.
 std::string role_of(const evidence::LogEvent& e) {
@@ -238,6 +259,55 @@ void extract_role(const evidence::EvidenceDocument& document, const Incident& in
   if (rank) set_if_missing(facts, "death.rank", std::int64_t{*rank}, pointer + "/rank");
 }
 
+// Whether `found` holds for a log: the main log first, then the others in
+// the document's order (a pasted console beside a script or a config).
+template <class Found>
+bool in_any_log(const evidence::EvidenceDocument& document, const LogRef& main, Found found) {
+  if (found(main)) return true;
+  for (std::size_t h = 0; h < document.hosts.size(); ++h) {
+    for (std::size_t f = 0; f < document.hosts[h].logs.size(); ++f) {
+      if (h == main.host && f == main.log) continue;
+      if (found(LogRef{h, f, &document.hosts[h].logs[f]})) return true;
+    }
+  }
+  return false;
+}
+
+// The first line, in the main log's last lines (then the other logs'), that
+// holds a failure word (rules/failure-words.json): the words a line no
+// recogniser knows still says, for the fallback rules. The first, not the
+// last: what follows a failure (a launcher's teardown, the peers' timeouts)
+// has words of its own.
+void extract_failure_word(const evidence::EvidenceDocument& document, const LogRef& main, FactSet& facts) {
+  const bool found = in_any_log(document, main, [&](const LogRef& log) {
+    const auto& tail = log.evidence->tail;
+    for (std::size_t i = 0; i < tail.size(); ++i) {
+      if (!tail[i].word) continue;
+      const auto at = fmt::format("{}/tail/{}", log.pointer(), i);
+      facts.set("log.word", *tail[i].word, at + "/word");
+      facts.set("log.word_line", excerpt(tail[i].text), at + "/text");
+      return true;
+    }
+    return false;
+  });
+  if (found) return;
+  const Missing none{MissingReason::not_present, "no failure word in the last lines of the logs"};
+  facts.set_missing("log.word", none);
+  facts.set_missing("log.word_line", none);
+}
+
+// A log that ends inside a traceback, cut before its exception line, whose
+// frames repeat: a recursion. A RecursionError's traceback runs to a
+// thousand frames (CPython collapses only a frame repeated alone), more than
+// an issue form or a terminal's scrollback keeps, so the paste of one often
+// stops in the middle of the repeating frames.
+void extract_cut_recursion(const evidence::EvidenceDocument& document, const LogRef& main, FactSet& facts) {
+  if (in_any_log(document, main, [&](const LogRef& log) { return cut_recursion_in(log, facts); })) return;
+  const Missing none{MissingReason::not_present, "the logs do not end inside a traceback whose frames repeat"};
+  facts.set_missing("log.cut_traceback_repeats", none);
+  facts.set_missing("log.cut_traceback_frame", none);
+}
+
 }  // namespace
 
 void extract_plain_log_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident,
@@ -247,6 +317,8 @@ void extract_plain_log_facts(const evidence::EvidenceDocument& document, const s
   if (!log) return;
   extract_console(*log, facts);
   extract_phase(*log, incident, facts);
+  extract_failure_word(document, *log, facts);
+  extract_cut_recursion(document, *log, facts);
   if (incident) extract_role(document, *incident, facts);
   // Failed: a death, a line that reports a failure, or a Python traceback.
   std::string pointer;

@@ -23,6 +23,7 @@ void append_rule(std::string& out, const rules::Rule& r, const char* bullet) {
   out += fmt::format("{}**{}** (`{}`, {}, base confidence {:.2f}{})\n", bullet, r.title, r.id, r.source.substr(r.source.rfind('/') + 1),
                      r.confidence, r.role == rules::RuleRole::consequence ? ", marks a consequence"
                      : r.role == rules::RuleRole::check   ? fmt::format(", a check of severity {}", rules::to_string(r.severity))
+                     : r.role == rules::RuleRole::fallback ? ", a fallback: the verdict only when no other rule reaches 0.50"
                                                           : std::string());
   out += fmt::format("  - fires when: {}\n", rules::describe(r.when));
   for (const auto& general : r.refines) {

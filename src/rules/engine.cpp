@@ -80,6 +80,23 @@ std::int64_t count_fact(const facts::FactSet& facts, const std::string& name) {
   return value && std::holds_alternative<std::int64_t>(value.value()) ? std::get<std::int64_t>(value.value()) : 0;
 }
 
+bool is_fallback(const std::vector<Rule>& rules, const Finding& f) {
+  auto rule = std::find_if(rules.begin(), rules.end(), [&](const Rule& r) { return r.id == f.rule; });
+  return rule != rules.end() && rule->role == RuleRole::fallback;
+}
+
+// A fallback finding (weak evidence: docs/rules.md) gives way to any primary
+// finding that reaches the verdict threshold, whatever the two confidences.
+void put_fallbacks_last(const std::vector<Rule>& rules, std::vector<Finding>& findings) {
+  const auto rank = [&](const Finding& f) {
+    if (f.consequence) return 3;
+    if (f.confidence < kVerdictThreshold) return 2;
+    return is_fallback(rules, f) ? 1 : 0;
+  };
+  // Stable: each rank keeps the order by confidence (then id) it was sorted in.
+  std::stable_sort(findings.begin(), findings.end(), [&](const Finding& a, const Finding& b) { return rank(a) < rank(b); });
+}
+
 // A finding that refines the top one (a more specific explanation of the
 // same death: "OOM at the cgroup limit" -> "OOM at the cgroup limit while
 // loading the model") takes its place when it reaches the verdict threshold,
@@ -172,9 +189,11 @@ Judgement judge(const std::vector<Rule>& rules, const facts::FactSet& facts) {
   std::set<std::string> missing;
   std::vector<UndecidedRule> undecided;
   for (const auto& rule : rules) {
-    // A check's missing facts say nothing about the death: kept out of the verdict's.
+    // A check's missing facts say nothing about the death, and a fallback's
+    // (a log's words) would decide nothing: kept out of the verdict's.
     std::set<std::string> check_missing;
-    auto finding = apply(rule, facts, rule.role == RuleRole::check ? check_missing : missing,
+    const bool own_missing = rule.role == RuleRole::check || rule.role == RuleRole::fallback;
+    auto finding = apply(rule, facts, own_missing ? check_missing : missing,
                          rule.role == RuleRole::primary ? &undecided : nullptr);
     if (!finding) continue;
     (rule.role == RuleRole::check ? j.checks : j.findings).push_back(std::move(*finding));
@@ -190,6 +209,7 @@ Judgement judge(const std::vector<Rule>& rules, const facts::FactSet& facts) {
     if (a.confidence != b.confidence) return a.confidence > b.confidence;
     return a.rule < b.rule;
   });
+  put_fallbacks_last(rules, j.findings);
   promote_refinements(rules, j.findings);
   const Finding* top = j.findings.empty() || j.findings.front().consequence ? nullptr : &j.findings.front();
   if (top && top->confidence >= kVerdictThreshold) {

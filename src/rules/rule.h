@@ -27,7 +27,15 @@ enum class RuleRole {
   primary,      // names a root cause
   consequence,  // describes what followed another finding (a launcher's teardown)
   check,        // a risk found before anything died (preflight), with a severity
+  // Names a root cause from weak evidence (the words of a line no recogniser
+  // knows): the verdict only when no primary finding reaches the verdict
+  // threshold, and never sure (the loader caps its confidence).
+  fallback,
 };
+
+// The most a fallback rule's confidence and support may add up to: below
+// "sure", so weak evidence is never stated as a fact.
+inline constexpr double kFallbackMaxConfidence = 0.65;
 
 // How much a check's finding matters: error (the job will fail or crash),
 // warning (it may, or a diagnosis will be blind), info (worth knowing).

@@ -26,7 +26,7 @@ std::optional<DataFileKind> data_file_kind(std::string_view kind) {
   if (kind == "rules") return DataFileKind::rules;
   if (kind == "table") return DataFileKind::table;
   if (kind == "evidence") return DataFileKind::evidence;
-  if (kind == "phases" || kind == "log-events") return DataFileKind::collector_patterns;
+  if (kind == "phases" || kind == "log-events" || kind == "failure-words") return DataFileKind::collector_patterns;
   return std::nullopt;
 }
 
@@ -42,7 +42,7 @@ Fact<DataFileKind> kind_of(std::string_view text) {
   if (!kind.is_string()) return Missing{MissingReason::unparseable, "\"kind\" must be a string"};
   if (auto known = data_file_kind(kind.get<std::string>())) return *known;
   return Missing{MissingReason::unparseable,
-                 fmt::format("unknown kind \"{}\" (rules, table, evidence, phases, log-events)", kind.get<std::string>())};
+                 fmt::format("unknown kind \"{}\" (rules, table, evidence, phases, log-events, failure-words)", kind.get<std::string>())};
 }
 
 }  // namespace
@@ -124,7 +124,10 @@ std::vector<LoadError> check_refinements(const std::vector<Rule>& rules, const s
       const Rule* target = find(id);
       if (id == r.id) fail(r, "a rule cannot refine itself");
       else if (!target) fail(r, fmt::format("refines \"{}\", which is not a loaded rule", id));
-      else if (target->role != RuleRole::primary) fail(r, fmt::format("refines \"{}\", which is not a primary rule ({})", id, target->role == RuleRole::check ? "a check" : "a consequence"));
+      else if (target->role != RuleRole::primary) {
+        fail(r, fmt::format("refines \"{}\", which is not a primary rule ({})", id,
+                            target->role == RuleRole::check ? "a check" : target->role == RuleRole::fallback ? "a fallback" : "a consequence"));
+      }
     }
   }
   // A cycle (a refines b refines a) would leave no most specific rule:

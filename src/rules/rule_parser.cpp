@@ -107,7 +107,8 @@ std::optional<Rule> RuleFileParser::rule(const json& j, const std::string& at) {
   if (auto role = string_field(j, "role", at, false)) {
     if (*role == "consequence") r.role = RuleRole::consequence;
     else if (*role == "check") r.role = RuleRole::check;
-    else if (*role != "primary") error(at + "/role", "\"role\" is \"primary\", \"consequence\" or \"check\"");
+    else if (*role == "fallback") r.role = RuleRole::fallback;
+    else if (*role != "primary") error(at + "/role", "\"role\" is \"primary\", \"consequence\", \"check\" or \"fallback\"");
   }
   // A check may name the cause it risks (shm-exhausted) or none (core dumps
   // disabled: a diagnosis would be blind, nothing would die of it).
@@ -155,6 +156,14 @@ std::optional<Rule> RuleFileParser::rule(const json& j, const std::string& at) {
   }
   r.support = weighted(j, "support", at);
   r.against = weighted(j, "against", at);
+  if (r.role == RuleRole::fallback) {
+    double most = r.confidence;
+    for (const auto& s : r.support) most += s.weight;
+    if (most > kFallbackMaxConfidence + 1e-9) {
+      error(at + "/confidence", fmt::format("a fallback rule's confidence and support add up to at most {} (here {:.2f}): weak evidence is never sure",
+                                            kFallbackMaxConfidence, most));
+    }
+  }
   if (j.contains("scope")) {
     if (cause_spec && !cause_spec->is_oom) error(at + "/scope", fmt::format("only OOM causes carry a scope; \"{}\" is not one", r.cause));
     if (!j["scope"].is_array()) {

@@ -84,4 +84,18 @@ std::vector<TracebackFrame> traceback_frames_above(std::span<const std::string_v
   return frames;
 }
 
+std::optional<RepeatingFrames> repeating_frames(std::span<const TracebackFrame> frames) {
+  const auto same = [](const TracebackFrame& a, const TracebackFrame& b) {
+    return a.file == b.file && a.line == b.line && a.function == b.function;
+  };
+  std::optional<RepeatingFrames> best;
+  for (std::size_t period = 1; period <= kMaxRepeatingPeriod && 2 * period <= frames.size(); ++period) {
+    std::size_t run = period;  // frames[0, run) repeat with this period
+    while (run < frames.size() && same(frames[run], frames[run - period])) ++run;
+    if (run < 2 * period || run < kMinRepeatingFrames) continue;
+    if (!best || run > best->frames) best = RepeatingFrames{period, run};
+  }
+  return best;
+}
+
 }  // namespace ftdiag::parse

@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -45,5 +46,22 @@ inline constexpr std::size_t kMaxTracebackLines = 1000;
 // The frames of the traceback whose exception line is lines[end], innermost
 // first (the reverse of the printed order). Empty when none is above it.
 std::vector<TracebackFrame> traceback_frames_above(std::span<const std::string_view> lines, std::size_t end);
+
+// Frames that repeat from the innermost outwards: the same `period` frames
+// (file, line and function) over and over, `frames` of them in all: a
+// function re-entered through the same calls, a recursion. Nested calls
+// through one helper (a module's __call__ around each layer's own forward)
+// differ in the frames between and never repeat whole. Needs two whole
+// periods and at least kMinRepeatingFrames frames; the period that explains
+// the most frames wins (the shortest among equals).
+struct RepeatingFrames {
+  std::size_t period = 0;
+  std::size_t frames = 0;
+
+  bool operator==(const RepeatingFrames&) const = default;
+};
+inline constexpr std::size_t kMaxRepeatingPeriod = 8;
+inline constexpr std::size_t kMinRepeatingFrames = 4;
+std::optional<RepeatingFrames> repeating_frames(std::span<const TracebackFrame> innermost_first);
 
 }  // namespace ftdiag::parse
