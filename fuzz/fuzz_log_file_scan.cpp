@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "collectors/log_file_scan.h"
+#include "evidence/failure_words.h"
 #include "evidence/phase_table.h"
 #include "parse/logs/line_events.h"
 
@@ -32,8 +33,14 @@ const evidence::PhaseTable& phase_table() {
   return loaded.value();
 }
 
+const evidence::FailureWords& failure_words() {
+  static const auto loaded = evidence::FailureWords::load(FTDIAG_SOURCE_DIR "/rules/failure-words.json");
+  if (!loaded) __builtin_trap();
+  return loaded.value();
+}
+
 const collectors::LogScanner& scanner() {
-  static const collectors::LogScanner scanner(&phase_table(), &event_table());
+  static const collectors::LogScanner scanner(&phase_table(), &event_table(), &failure_words());
   if (!scanner.fallback_reason().empty()) __builtin_trap();  // the shipped tables are searched at once
   return scanner;
 }
@@ -87,6 +94,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& line : log.tail) {
     if (line.line_number <= previous || line.line_number > log.line_count) __builtin_trap();
     if (line.text.find_first_of("\r\n") != std::string::npos) __builtin_trap();
+    // The word a tail line carries is the one the table gives its text.
+    const auto word = failure_words().classify(line.text);
+    if (line.word.has_value() != word.has_value() || (word && *line.word != *word)) __builtin_trap();
     previous = line.line_number;
   }
   if (log.tail.size() > collectors::LogScanner::kTailLines) __builtin_trap();

@@ -44,7 +44,7 @@ namespace ftdiag::evidence {
 //      (redaction).
 //   10 a log event says what its kind means (means: failure, teardown,
 //      detail, pressure, status), as rules/log-events.json declares it.
-inline constexpr int kSchemaVersion = 10;
+inline constexpr int kSchemaVersion = 11;
 
 // One process of the job tree, kept whole: the job itself, every process
 // that died by a signal or failed, every one still running at the end, and

@@ -250,6 +250,8 @@ TEST_CASE("registry: a rich document gives every fact a value of its registered 
                                           "estimate.zero3_save_peak_bytes", "estimate.save_fits_ranks_per_node",
                                           // A plain log's count; this phase comes from a run's console.
                                           "phase.lines_to_death",
+                                          // Read on plain logs only: a run's console has its own recognisers.
+                                          "log.word", "log.word_line", "log.cut_traceback_repeats", "log.cut_traceback_frame",
                                           // The GPU probe answered; tables (rules/*.json) derive these after extraction.
                                           "gpu.probe_failure", "gpu.arch_min_driver", "gpu.arch_name", "torch.wheel_tag_for_driver",
                                           "cuda.build_min_driver", "cuda.build_compat_min_driver"};

@@ -185,3 +185,24 @@ TEST_CASE("engine: evidence cites the facts that held with their JSON pointers a
   CHECK(evidence[1].display == "SIGKILL (9)");
   CHECK(std::get<std::int64_t>(evidence[1].value) == 9);
 }
+
+TEST_CASE("engine: a fallback finding is the verdict only when no other primary finding reaches the threshold") {
+  Rule words = rule("words", "host-oom", 0.55, kSigkill);
+  words.role = RuleRole::fallback;
+  // A primary finding at the threshold wins over a more confident fallback.
+  const Judgement beaten = judge({words, rule("strong", "external-kill", 0.5, kSigkill)}, kFacts);
+  CHECK(beaten.verdict.cause == "external-kill");
+  CHECK(beaten.verdict.rule == "strong");
+  REQUIRE(beaten.findings.size() == 2);
+  CHECK(beaten.findings[1].rule == "words");
+  // A primary finding below the threshold does not: the fallback decides, and
+  // the weak primary stays listed below it.
+  const Judgement decided = judge({words, rule("weak", "external-kill", 0.4, kSigkill)}, kFacts);
+  CHECK(decided.verdict.cause == "host-oom");
+  CHECK(decided.verdict.rule == "words");
+  CHECK(decided.verdict.confidence == doctest::Approx(0.55));
+  REQUIRE(decided.findings.size() == 2);
+  CHECK(decided.findings[1].rule == "weak");
+  // Alone, it is the verdict.
+  CHECK(judge({words}, kFacts).verdict.cause == "host-oom");
+}

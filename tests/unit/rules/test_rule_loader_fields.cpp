@@ -90,9 +90,21 @@ TEST_CASE("rule loader: ids, roles and references are checked") {
   const std::string id = rule_file({{"id", R"("Bad_Id")"}});
   expect_load_error(parse_text(id), id, "/rules/0/id", "\"Bad_Id\"", "a-z, 0-9 and '-'");
   const std::string role = rule_file({{"role", R"("secondary")"}});
-  expect_load_error(parse_text(role), role, "/rules/0/role", "\"secondary\"", "\"primary\", \"consequence\" or \"check\"");
+  expect_load_error(parse_text(role), role, "/rules/0/role", "\"secondary\"", "\"primary\", \"consequence\", \"check\" or \"fallback\"");
   const std::string refs = rule_file({{"references", R"(["a", 1])"}});
   expect_load_error(parse_text(refs), refs, "/rules/0/references", "[\"a\"", "an array of strings");
   const std::string when = rule_file({{"when", ""}});
   expect_load_error(parse_text(when), when, "/rules/0", kRuleStart, "missing \"when\"");
+}
+
+TEST_CASE("rule loader: a fallback rule is never sure: its confidence and support stay at or below the cap") {
+  const std::string sure = rule_file({{"role", R"("fallback")"}, {"confidence", "0.6"},
+                                      {"support", R"([{"if": {"fact": "death.signal", "eq": 9}, "weight": 0.1, "says": "x"}])"}});
+  expect_load_error(parse_text(sure), sure, "/rules/0/confidence", "0.6", "add up to at most 0.65");
+  const RuleSet fine = parse_text(rule_file({{"role", R"("fallback")"}, {"confidence", "0.5"}}));
+  CHECK(fine.ok());
+  REQUIRE(fine.rules.size() == 1);
+  CHECK(fine.rules[0].role == RuleRole::fallback);
+  const std::string unknown_role = rule_file({{"role", R"("backup")"}});
+  expect_load_error(parse_text(unknown_role), unknown_role, "/rules/0/role", "\"backup\"", "\"fallback\"");
 }

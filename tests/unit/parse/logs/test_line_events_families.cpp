@@ -64,7 +64,11 @@ TEST_CASE("line event families: torchrun failure summaries in every release's pr
   check_everywhere("  traceback : Signal 9 (SIGKILL) received by PID 21120", "rank-failed torchrun pid=21120 signal=9");
   check_everywhere("Received 1 death signal, shutting down workers", "launcher-signalled torchrun signal=1");
   check_everywhere("Received Signals.SIGTERM death signal, shutting down workers", "launcher-signalled torchrun signal=15");
-  check_everywhere("Sending process 2919043 closing signal SIGHUP", "launcher-teardown torchrun pid=2919043 signal=1");
+  // The agent closes its workers with a signal other than SIGTERM only when it received that
+  // signal itself: the launcher was stopped from outside. SIGTERM is its own teardown's.
+  check_everywhere("Sending process 2919043 closing signal SIGHUP", "launcher-signalled torchrun pid=2919043 signal=1");
+  check_everywhere("Sending process 2919043 closing signal SIGINT", "launcher-signalled torchrun pid=2919043 signal=2");
+  check_everywhere("Sending process 2919043 closing signal SIGTERM", "launcher-teardown torchrun pid=2919043 signal=15");
 }
 
 TEST_CASE("line event families: DeepSpeed launcher, accelerate and the stdlib's subprocess errors") {

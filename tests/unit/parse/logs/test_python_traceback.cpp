@@ -133,3 +133,40 @@ TEST_CASE("python traceback: pasted into an issue form, indentation lost and bla
   // A line that only mentions a file in prose is no frame.
   CHECK(frames_of("see File \"x.py\" for details\nMemoryError").empty());
 }
+
+namespace {
+
+ftdiag::parse::TracebackFrame frame(std::string file, std::uint64_t line, std::string function) {
+  ftdiag::parse::TracebackFrame f;
+  f.file = std::move(file);
+  f.line = line;
+  f.function = std::move(function);
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("python traceback: a recursion's frames repeat whole from the innermost outwards") {
+  using ftdiag::parse::repeating_frames;
+  using ftdiag::parse::RepeatingFrames;
+  const auto a = frame("base.py", 1191, "unk_token_id");
+  const auto b = frame("fast.py", 329, "convert_tokens_to_ids");
+  const auto c = frame("fast.py", 336, "_convert_token_to_id");
+  const auto main_frame = frame("train.py", 10, "<module>");
+  // A cycle of three, twice, below the script's frame.
+  const std::vector<TracebackFrame> cycle{c, b, a, c, b, a, main_frame};
+  CHECK(repeating_frames(cycle) == RepeatingFrames{3, 6});
+  // One frame re-entered alone.
+  CHECK(repeating_frames(std::vector<TracebackFrame>{a, a, a, a, main_frame}) == RepeatingFrames{1, 4});
+  // Too few to say: one cycle, or fewer than four frames.
+  CHECK(repeating_frames(std::vector<TracebackFrame>{c, b, a, main_frame}) == std::nullopt);
+  CHECK(repeating_frames(std::vector<TracebackFrame>{a, a, a}) == std::nullopt);
+  CHECK(repeating_frames(std::vector<TracebackFrame>{}) == std::nullopt);
+  // Nested modules call through one helper, each around its own forward: never whole.
+  const auto call = frame("module.py", 1501, "_call_impl");
+  const std::vector<TracebackFrame> nested{frame("linear.py", 114, "forward"), call, frame("attn.py", 50, "forward"), call,
+                                           frame("layer.py", 80, "forward"), call, frame("model.py", 200, "forward"), call};
+  CHECK(repeating_frames(nested) == std::nullopt);
+  // The same function on another line is another frame.
+  CHECK(repeating_frames(std::vector<TracebackFrame>{a, frame("base.py", 1192, "unk_token_id"), a, a}) == std::nullopt);
+}
