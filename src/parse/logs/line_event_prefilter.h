@@ -27,7 +27,7 @@ namespace ftdiag::parse {
 class LineEventPrefilter {
  public:
   static constexpr std::size_t kWindow = 4;          // bytes per hashed window: the shortest literal allowed
-  static constexpr std::size_t kMaxLiterals = 256;   // distinct literals in one table
+  static constexpr std::size_t kMaxLiterals = 512;   // distinct literals in one table
   using Found = std::bitset<kMaxLiterals>;
 
   // Literals of kWindow bytes or more, at most kMaxLiterals (the table checks both).

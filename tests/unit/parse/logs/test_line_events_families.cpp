@@ -342,6 +342,32 @@ TEST_CASE("line event families: DataLoader workers and shared memory") {
                    "shm-error pytorch error=Cannot allocate memory (12) segment=40276_1919178829 size=1048576");
 }
 
+TEST_CASE("line event families: shell reports in the shell's language, as glibc's and bash's translations print them") {
+  CHECK(event_of("已杀死") == "shell-reported-death shell signal=9");
+  CHECK(event_of("[rank0]: 已杀死") == "shell-reported-death shell signal=9");
+  CHECK(event_of("段错误 (核心已转储)") == "shell-reported-death shell signal=11");
+  CHECK(event_of("段错误（核心已转储）") == "shell-reported-death shell signal=11");
+  CHECK(event_of("总线错误 (核心已转储)") == "shell-reported-death shell signal=7");
+  CHECK(event_of("已放弃 (核心已转储)") == "shell-reported-death shell signal=6");
+  CHECK(event_of("強制終了") == "shell-reported-death shell signal=9");
+  CHECK(event_of("Убито") == "shell-reported-death shell signal=9");
+  CHECK(event_of("Speicherzugriffsfehler (Speicherabzug geschrieben)") == "shell-reported-death shell signal=11");
+  CHECK(event_of("Erreur de segmentation (core dumped)") == "shell-reported-death shell signal=11");
+  CHECK(event_of("Terminado (killed)") == "shell-reported-death shell signal=9");
+  CHECK(event_of("Falha de segmentação (imagem do núcleo gravada)") == "shell-reported-death shell signal=11");
+  // Inside a sentence, never.
+  check_none("进程已杀死了三个子进程");
+  check_none("Der Prozess wurde Getötet, sagt das Log");
+}
+
+TEST_CASE("line event families: CPython's recursion limit and the frames it counts") {
+  CHECK(event_of("RecursionError: maximum recursion depth exceeded while calling a Python object") == "stack-overflow python");
+  CHECK(event_of("RuntimeError: maximum recursion depth exceeded in comparison") == "stack-overflow python");
+  CHECK(event_of("  [Previous line repeated 996 more times]") == "stack-overflow python");
+  check_none("  [Previous line repeated 2 more times]");
+  check_none("  [Previous line repeated 96 more times]");
+}
+
 TEST_CASE("line event families: shell reports alone on a line, and sentences that only say Killed") {
   CHECK(event_of("Killed") == "shell-reported-death shell signal=9");
   CHECK(event_of("Killed\r") == "shell-reported-death shell signal=9");
