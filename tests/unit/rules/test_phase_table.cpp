@@ -426,6 +426,15 @@ const PhaseCase kTorchtune[] = {
     {"training", "1|25|Loss: 1.2345678:  12%|█▏        | 25/200 [00:40<04:40,  1.60s/it]"},
 };
 
+const PhaseCase kLatentDiffusion[] = {
+    {"model-load", "DiffusionWrapper has 865.91 M params."},
+    {"model-load", "LatentDiffusion: Running in eps-prediction mode"},
+    {"model-load", "making attention of type 'vanilla-xformers' with 512 in_channels"},
+    {"model-load", "Working with z of shape (1, 4, 32, 32) = 4096 dimensions."},
+    {"checkpoint-save", "Summoning checkpoint."},
+    {"(none)", "The model has 7.2 M params. and trains"},
+};
+
 const PhaseCase kUnsloth[] = {
     {"checkpoint-save", "Unsloth: Merging 4bit and LoRA weights to 16bit..."},
     {"checkpoint-save", "Unsloth: Will use up to 34.5 out of 62.8 RAM for saving."},
@@ -501,7 +510,8 @@ const std::pair<const char*, std::span<const PhaseCase>> kFrameworks[] = {
     {"NeMo", kNeMo},                 {"LLaMA-Factory", kLlamaFactory}, {"axolotl", kAxolotl},
     {"TRL", kTrl},                   {"ms-swift", kSwift},        {"torchtune", kTorchtune},
     {"Unsloth", kUnsloth},           {"verl", kVerl},             {"OpenRLHF", kOpenRlhf},
-    {"peft", kPeft},                 {"ColossalAI", kColossalAi}, {"near misses", kNearMisses},
+    {"peft", kPeft},                 {"ColossalAI", kColossalAi}, {"latent-diffusion", kLatentDiffusion},
+    {"near misses", kNearMisses},
 };
 
 const PhaseTable& project_phase_table() {
@@ -534,6 +544,7 @@ TEST_CASE("phase table: TRL dataset preparation") { check_cases(kTrl); }
 TEST_CASE("phase table: ms-swift trainers, Megatron and export") { check_cases(kSwift); }
 TEST_CASE("phase table: torchtune checkpointers and recipes") { check_cases(kTorchtune); }
 TEST_CASE("phase table: Unsloth save, load and training banners") { check_cases(kUnsloth); }
+TEST_CASE("phase table: the latent-diffusion codebase builds its model, then loads it") { check_cases(kLatentDiffusion); }
 TEST_CASE("phase table: verl checkpoint managers and trainer") { check_cases(kVerl); }
 TEST_CASE("phase table: OpenRLHF checkpoints and bars") { check_cases(kOpenRlhf); }
 TEST_CASE("phase table: peft save and merge") { check_cases(kPeft); }

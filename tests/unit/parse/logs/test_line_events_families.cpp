@@ -178,6 +178,10 @@ TEST_CASE("line event families: libraries built for another CUDA or torch, and t
   check_everywhere("OSError: /opt/venv/lib/libtorch_cuda.so: cannot open shared object file: No such file or directory",
                    "library-abi-error python exception=OSError library=/opt/venv/lib/libtorch_cuda.so");
   check_none("ImportError: libGL.so.1: cannot open shared object file: No such file or directory");
+  check_everywhere("E   RuntimeError: operator torchvision::nms does not exist", "library-abi-error pytorch library=torchvision");
+  check_everywhere("RuntimeError: operator xformers::efficient_attention_forward_cutlass does not exist",
+                   "library-abi-error pytorch library=xformers");
+  check_none("the operator said the file does not exist");
   check_everywhere("RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA versions. PyTorch has CUDA Version=11.8 and torchvision has CUDA Version=12.1.",
                    "library-abi-error torchvision");
   check_everywhere("RuntimeError: The detected CUDA version (12.1) mismatches the version that was used to compile PyTorch (11.8). Please make sure to use the same CUDA versions.",
