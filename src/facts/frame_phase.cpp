@@ -33,6 +33,12 @@ constexpr std::array kContexts = std::to_array<Signature>({
     {"checkpoint-save", "_zero3_consolidated_16bit_state_dict"},
     {"checkpoint-save", "save_state"},
     {"checkpoint-save", "", "", "torch.save("},
+    // The serializers every save goes through, whatever called them: safetensors' save_file
+    // (transformers' save_pretrained, diffusers, kohya's scripts) and torch.save itself
+    // (torch/serialization.py; matched by its file's name, so a Windows path is one too).
+    {"checkpoint-save", "save_file", "safetensors"},
+    {"checkpoint-save", "save", "serialization"},
+    {"checkpoint-save", "_save", "serialization"},
     {"evaluation", "evaluate"},
     {"evaluation", "_evaluate"},
     {"evaluation", "evaluation_loop"},
@@ -44,6 +50,8 @@ constexpr std::array kContexts = std::to_array<Signature>({
     {"evaluation", "validate"},
     {"evaluation", "eval_step"},
     {"model-load", "from_pretrained"},
+    {"model-load", "load_file", "safetensors"},
+    {"model-load", "load", "serialization"},
     {"model-load", "_load_pretrained_model"},
     {"model-load", "_load_state_dict_into_meta_model"},
     {"model-load", "load_state_dict"},

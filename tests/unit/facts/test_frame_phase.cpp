@@ -161,3 +161,19 @@ TEST_CASE("host memory phase: a pool's map is not data preparation outside multi
   const std::vector<TracebackFrame> frames{frame("train.py", 10, "map", "model.map(x)")};
   CHECK(phase_of(frames) != "data-preprocessing");
 }
+
+TEST_CASE("frame phase: the serializers every save and load goes through, on Windows paths too") {
+  // kohya's SDXL trainer saving with safetensors: MemoryError in _tobytes.
+  CHECK(phase_of({frame("D:\\kohya_ss\\venv\\lib\\site-packages\\safetensors\\torch.py", 372, "_tobytes", "return data.tobytes()"),
+                  frame("D:\\kohya_ss\\venv\\lib\\site-packages\\safetensors\\torch.py", 232, "save_file",
+                        "serialize_file(_flatten(tensors), filename, metadata=metadata)"),
+                  frame("D:\\kohya_ss\\library\\sdxl_model_util.py", 516, "save_stable_diffusion_checkpoint",
+                        "save_file(state_dict, output_file, metadata)")}) == "checkpoint-save");
+  CHECK(phase_of({frame(kSite + "torch/serialization.py", 652, "_save", "zip_file.write_record(name, storage, num_bytes)"),
+                  frame(kSite + "torch/serialization.py", 441, "save", "_save(obj, opened_zipfile, pickle_module, pickle_protocol)"),
+                  frame("/w/train.py", 90, "checkpoint", "torch.save(state, path)")}) == "checkpoint-save");
+  CHECK(phase_of({frame(kSite + "safetensors/torch.py", 311, "load_file", "result[k] = f.get_tensor(k)"),
+                  frame("/w/infer.py", 12, "main", "weights = load_file(path)")}) == "model-load");
+  CHECK(phase_of({frame(kSite + "torch/serialization.py", 1014, "load", "return _load(opened_zipfile, map_location, pickle_module)"),
+                  frame("/w/infer.py", 12, "main", "state = torch.load(path)")}) == "model-load");
+}

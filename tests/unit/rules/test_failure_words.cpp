@@ -53,6 +53,9 @@ TEST_CASE("failure words: the project's table loads, every word with what it mea
 TEST_CASE("failure words: memory, GPU or host, whatever the case a line is written in") {
   CHECK(word_of("RuntimeError: The NVIDIA driver on your system is too old") == "cuda-driver");
   CHECK(word_of("HIP out of memory. Tried to allocate 2.00 GiB") == "gpu-memory");
+  // torch's own message ends with advice that names no OOM: still the failure.
+  CHECK(word_of("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 388.00 MiB (GPU 0; 39.43 GiB total capacity) "
+                "If reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.") == "gpu-memory");
   CHECK(word_of("ERROR: device ran OUT OF MEMORY while compiling the graph") == "gpu-memory");
   CHECK(word_of("tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor") == "gpu-memory");
   CHECK(word_of("worker 3: Cannot allocate memory") == "host-memory");
