@@ -72,6 +72,9 @@ TEST_CASE("failure words: crashes, stacks, shared memory, links and stops") {
   CHECK(word_of("Fatal Python error: Segmentation fault") == "crash");
   CHECK(word_of("bash: line 1: 4242 Illegal instruction (core dumped) python train.py") == "crash");
   CHECK(word_of("(gdb) bt") == "crash");
+  CHECK(word_of("Kernel Restarting: The kernel for train.ipynb appears to have died. It will restart automatically.") == "died-silently");
+  CHECK(word_of("[I 10:00:01.123 NotebookApp] KernelRestarter: restarting kernel (1/5), keep random ports") == "died-silently");
+  CHECK(word_of("The Kernel crashed while executing code in the current cell or a previous cell.") == "died-silently");
   CHECK(word_of("ERROR: Unexpected bus error encountered in worker") == "shared-memory");
   CHECK(word_of("OSError: [Errno 28] No space left on device: '/dev/shm/torch_123'") == "shared-memory");
   CHECK(word_of("Stack Overflow in thread main") == "stack-overflow");

@@ -388,6 +388,8 @@ TEST_CASE("line event families: shell reports alone on a line, and sentences tha
   CHECK(event_of("Bus error (core dumped)") == "shell-reported-death shell signal=7 core=core dumped");
   CHECK(event_of("Aborted (core dumped)") == "shell-reported-death shell signal=6 core=core dumped");
   CHECK(event_of("Illegal instruction") == "shell-reported-death shell signal=4");
+  CHECK(event_of("Process finished with exit code 137 (interrupted by signal 9: SIGKILL)") == "shell-reported-death ide signal=9");
+  CHECK(event_of("Process finished with exit code 139 (interrupted by signal 11: SIGSEGV)") == "shell-reported-death ide signal=11");
   for (const char* line : {
            "Killed 3 stale processes",
            "Process was Killed",
