@@ -72,7 +72,9 @@ void print_summary_and_verdict(const RunArguments& args, const supervise::Superv
   if (snapshot) evidence::add_to_host(*snapshot, document.hosts.front());
   // Its cores and the names of the faults' and crashes' code, as analyze finds them.
   ::unsetenv("DEBUGINFOD_URLS");
-  collectors::finish_live_document(document, {});
+  // The failure words on its console's last lines, as analyze marks them.
+  const auto words = load_failure_words();
+  collectors::finish_live_document(document, {.failure_words = words ? &words.value() : nullptr});
   // The environment and the probes' files are as read: the whole document
   // passes the redaction step before it is judged or shown.
   if (!redact_for_output(document, args.redaction, "run")) return;

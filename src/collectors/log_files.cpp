@@ -68,13 +68,16 @@ struct LogCandidate {
 };
 
 // Whether a file of the inventory reads as a log: a text file that is not a
-// config, source file or kernel log. Refusals (a link out of the tree, a
+// config or source file (a kernel log is one too). Refusals (a link out of the tree, a
 // file its owner cannot read) go to `refusals`.
 std::optional<LogCandidate> as_log(const Inventory& inventory, std::size_t index, std::vector<std::string>* refusals) {
   const auto& file = inventory.files()[index];
   if (file.in_checkpoint) return std::nullopt;
   const std::string name = file.path.filename().string();
-  if (name == evidence::kJournalFileName || not_a_log_by_extension(file.path) || is_kernel_log_name(file.path)) return std::nullopt;
+  // A kernel log is read as a log too: what it holds besides the kernel's messages (systemd's
+  // "Failed with result 'oom-kill'" in journalctl's output, a scheduler's lines) is recognised
+  // as in any log; its kernel messages join the host's records once (add_kernel_events).
+  if (name == evidence::kJournalFileName || not_a_log_by_extension(file.path)) return std::nullopt;
   const auto& head = inventory.head(index);
   if (!head) {
     if (refusals && head.missing().reason == MissingReason::permission_denied) refusals->push_back("refused: " + head.missing().detail);

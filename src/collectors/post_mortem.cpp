@@ -1,5 +1,6 @@
 #include "collectors/post_mortem.h"
 
+#include "collectors/failure_word_marks.h"
 #include <unistd.h>
 
 #include <cerrno>
@@ -8,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "collectors/core_dumps.h"
+#include "collectors/failure_word_marks.h"
 
 namespace ftdiag::collectors {
 
@@ -84,6 +86,7 @@ Fact<evidence::EvidenceDocument> collect_post_mortem(const std::vector<fs::path>
                    fmt::format("nothing under {} is evidence ftdiag can read (looked for: {})", describe_paths(paths),
                                wanted)};
   }
+  if (context.failure_words) mark_failure_words(document, *context.failure_words);
   for (const auto& pass : passes) {
     try {
       pass.run(document, *context.symbols);
@@ -109,6 +112,7 @@ void finish_live_document(evidence::EvidenceDocument& document, const CollectCon
     const auto inventory = Inventory::of(source);
     if (cores.recognises(inventory)) document.collectors.push_back(cores.collect(inventory, context, document));
   }
+  if (context.failure_words) mark_failure_words(document, *context.failure_words);
   for (const auto& pass : post_collection_passes()) pass.run(document, *context.symbols);
 }
 

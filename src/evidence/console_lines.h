@@ -10,6 +10,7 @@
 // The writer is journal/console_log.h.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,6 +35,9 @@ struct ConsoleLine {
   double time = 0;
   char stream = 'o';
   std::string text;
+  // The failure word the line holds (rules/failure-words.json), marked on the
+  // console's last lines once the run is read (collectors/failure_word_marks.h).
+  std::optional<std::string> word;
 
   bool operator==(const ConsoleLine&) const = default;
 };

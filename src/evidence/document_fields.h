@@ -69,7 +69,7 @@ template <>
 struct Fields<ConsoleLine> {
   using T = ConsoleLine;
   static constexpr auto list = std::tuple{field("time", &T::time, required), field("stream", &T::stream),
-                                          field("text", &T::text, required)};
+                                          field("text", &T::text, required), field("word", &T::word)};
 };
 
 template <>

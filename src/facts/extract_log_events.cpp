@@ -71,6 +71,7 @@ void extract_log_event_facts(const evidence::EvidenceDocument& document, const s
   const auto* oom = first_of(events, {"scheduler-oom", "container-oom", "unit-oom", "node-oom"});
   facts.set("log.oom_reported", oom != nullptr, oom ? oom->pointer : "/hosts");
   set_text("log.oom_reported_line", oom, [](const LogEvent& e) { return e.text; });
+  set_text("log.oom_reported_source", oom, [](const LogEvent& e) { return e.detail("source"); });
   set_text("log.scheduler_memory_kill", first_of(events, {"scheduler-memory-kill"}), [](const LogEvent& e) { return e.text; });
   set_text("log.oom_daemon_kill", first_of(events, {"oomd-kill", "earlyoom-kill"}), [](const LogEvent& e) { return e.text; });
   set_text("log.eviction", first_of(events, {"eviction"}), [](const LogEvent& e) { return e.text; });

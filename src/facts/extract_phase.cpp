@@ -1,5 +1,6 @@
 // Facts from the console: the training phase at the incident (from the phase
 // stretches the evidence reader found) and the last lines.
+#include <algorithm>
 #include <cctype>
 #include <optional>
 #include <string_view>
@@ -154,6 +155,19 @@ void extract_phase_facts(const evidence::EvidenceDocument& document, const std::
     if (tail[i].text.find_first_not_of(" \t\r") == std::string::npos) continue;
     facts.set("console.last_line", tail[i].text, fmt::format("{}/console/tail/{}/text", at, i));
     break;
+  }
+  // The failure word of the first of the console's last lines that holds one,
+  // as for a plain log (extract_plain_logs.cpp): the fallback rules' words.
+  const auto worded = std::find_if(tail.begin(), tail.end(), [](const evidence::ConsoleLine& line) { return line.word.has_value(); });
+  if (worded != tail.end()) {
+    const auto index = static_cast<std::size_t>(worded - tail.begin());
+    facts.set("log.word", *worded->word, fmt::format("{}/console/tail/{}/word", at, index));
+    facts.set("log.word_line", worded->text.size() <= 160 ? worded->text : worded->text.substr(0, 160) + "...",
+              fmt::format("{}/console/tail/{}/text", at, index));
+  } else {
+    const Missing none{MissingReason::not_present, "no failure word in the console's last lines"};
+    facts.set_missing("log.word", none);
+    facts.set_missing("log.word_line", none);
   }
   std::string exception;
   if (auto index = last_exception_line(tail, exception)) {

@@ -60,6 +60,7 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"log.scheduler_cancel_line", string, none, "the scheduler's cancel line (\"*** JOB 7 ON node1 CANCELLED AT ... DUE TO TIME LIMIT ***\")"},
     {"log.oom_reported", boolean, none, "a scheduler, runtime or systemd reported an OOM kill (Slurm oom_kill event, OOMKilled, a unit's oom-kill)"},
     {"log.oom_reported_line", string, none, "the first such line"},
+    {"log.oom_reported_source", string, none, "who printed it: slurm, kubernetes, docker, systemd, ..."},
     {"log.scheduler_memory_kill", string, none, "the scheduler killed the job itself for exceeding its memory limit (Slurm's own enforcement: no kernel OOM)"},
     {"log.oom_daemon_kill", string, none, "a userspace OOM daemon's kill line (systemd-oomd, earlyoom)"},
     {"log.eviction", string, none, "a Kubernetes eviction line"},

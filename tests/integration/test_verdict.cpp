@@ -226,6 +226,25 @@ TEST_CASE("verdict: a Python exception (exit 1) is said as what happened, not as
   CHECK(outcome.err.find(summary) != std::string::npos);  // ftdiag run said the same
 }
 
+TEST_CASE("verdict: a failure no recogniser knows is read by its words, at moderate confidence, by run and analyze alike") {
+  TempDir tmp;
+  // A wording no framework's source prints: only the failure words read it.
+  const std::string program =
+      "print('step 7 loss 2.02', flush=True)\n"
+      "raise RuntimeError('accelerator 0 reported: Out Of Memory while allocating 2147483648 bytes')\n";
+  auto outcome = run(Launch{loud(ftdiag_run(tmp / "job", {"/usr/bin/python3", "-c", program}))});
+  REQUIRE_MESSAGE(outcome.exited_with(1), outcome.describe());
+  auto report = judged(tmp / "job");
+  auto& verdict = report["verdict"];
+  INFO("verdict: ", verdict.dump());
+  CHECK(verdict["cause"] == "gpu-oom");
+  CHECK(verdict["rule"] == "words-of-gpu-memory-running-out");
+  CHECK(verdict["confidence"].get<double>() < 0.7);
+  const auto summary = verdict["summary"].get<std::string>();
+  CHECK(summary.find("Out Of Memory while allocating") != std::string::npos);
+  CHECK(outcome.err.find(summary) != std::string::npos);  // ftdiag run said the same
+}
+
 TEST_CASE("verdict: a Python process faulting in native code with memory to spare is framework-bug-segfault") {
   TempDir tmp;
   // ctypes reads address 0: a real SIGSEGV inside a C library call.

@@ -147,3 +147,23 @@ TEST_CASE("console.exception_before_death: a traceback that ends after the incid
   CHECK(facts.get("console.exception").value);
   CHECK_FALSE(facts.get("console.exception_before_death").value);
 }
+
+TEST_CASE("console facts: the first failure word of the console's last lines, as for a plain log") {
+  auto run = run_killed_at(75);
+  const auto line = [](std::string text, std::optional<std::string> word) {
+    evidence::ConsoleLine l;
+    l.time = 74;
+    l.text = std::move(text);
+    l.word = std::move(word);
+    return l;
+  };
+  run.console.tail = {line("{'loss': 1.7}", std::nullopt), line("Fatal: GPU ran OUT OF MEMORY in kernel foo", "gpu-memory"),
+                      line("NCCL watchdog thread terminated with exception", "nccl")};
+  const FactSet facts = extract_facts(document_of({run}));
+  CHECK(value_of<std::string>(facts, "log.word") == "gpu-memory");
+  CHECK(value_of<std::string>(facts, "log.word_line") == "Fatal: GPU ran OUT OF MEMORY in kernel foo");
+  CHECK(facts.get("log.word").pointer == "/hosts/0/runs/0/console/tail/1/word");
+  run.console.tail = {line("{'loss': 1.7}", std::nullopt)};
+  const FactSet none = extract_facts(document_of({run}));
+  CHECK_FALSE(none.get("log.word").value.has_value());
+}

@@ -389,6 +389,10 @@ TEST_CASE("line event families: shell reports alone on a line, and sentences tha
   CHECK(event_of("Aborted (core dumped)") == "shell-reported-death shell signal=6 core=core dumped");
   CHECK(event_of("Illegal instruction") == "shell-reported-death shell signal=4");
   CHECK(event_of("Process finished with exit code 137 (interrupted by signal 9: SIGKILL)") == "shell-reported-death ide signal=9");
+  // systemd's unit lines, with the unit's name (the journal) and without it (`journalctl -u UNIT -o cat`).
+  CHECK(event_of("train.service: A process of this unit has been killed by the OOM killer.") == "unit-oom systemd signal=9 unit=train.service");
+  CHECK(event_of("A process of this unit has been killed by the OOM killer.") == "unit-oom systemd signal=9");
+  CHECK(event_of("Failed with result 'oom-kill'.") == "unit-oom systemd signal=9");
   CHECK(event_of("Process finished with exit code 139 (interrupted by signal 11: SIGSEGV)") == "shell-reported-death ide signal=11");
   for (const char* line : {
            "Killed 3 stale processes",
