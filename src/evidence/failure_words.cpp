@@ -1,5 +1,7 @@
 #include "evidence/failure_words.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <re2/re2.h>
@@ -17,6 +19,7 @@ constexpr std::size_t kMaxWords = 64;
 constexpr std::size_t kMaxPatternsPerWord = 16;
 constexpr std::size_t kMaxPatternBytes = 1024;
 constexpr int kMaxPatternMemory = 1 << 20;
+constexpr int kMaxSetMemory = 16 << 20;  // all the words' patterns together
 
 }  // namespace
 
@@ -43,6 +46,9 @@ Fact<FailureWords> FailureWords::parse(std::string_view json_text, const std::st
   options.set_case_sensitive(false);
   options.set_max_mem(kMaxPatternMemory);
   FailureWords table;
+  RE2::Options set_options = options;
+  set_options.set_max_mem(kMaxSetMemory);
+  table.patterns_ = std::make_unique<RE2::Set>(set_options, RE2::UNANCHORED);
   for (std::size_t i = 0; i < j["words"].size(); ++i) {
     const auto& entry = j["words"][i];
     const auto at = fmt::format("/words/{}", i);
@@ -70,15 +76,25 @@ Fact<FailureWords> FailureWords::parse(std::string_view json_text, const std::st
         if (!pattern.is_string() || pattern.get<std::string>().empty() || pattern.get<std::string>().size() > kMaxPatternBytes) {
           return fail(fmt::format("{}/{}/{}: a pattern of 1 to {} bytes", at, list, k, kMaxPatternBytes));
         }
+        // Compiled alone first: its own error, and its own memory bound.
         auto regex = std::make_unique<RE2>(pattern.get<std::string>(), options);
         if (!regex->ok()) return fail(fmt::format("{}/{}/{}: bad regular expression: {}", at, list, k, regex->error()));
-        (std::string_view(list) == "patterns" ? compiled.patterns : compiled.unless).push_back(std::move(regex));
+        if (std::string_view(list) == "unless") {
+          compiled.unless.push_back(std::move(regex));
+          continue;
+        }
+        std::string error;
+        if (table.patterns_->Add(pattern.get<std::string>(), &error) < 0) {
+          return fail(fmt::format("{}/{}/{}: bad regular expression: {}", at, list, k, error));
+        }
+        table.word_of_pattern_.push_back(table.words_.size());
       }
     }
-    if (compiled.patterns.empty()) return fail(at + "/patterns: at least one pattern");
+    if (!entry.contains("patterns") || entry["patterns"].empty()) return fail(at + "/patterns: at least one pattern");
     table.words_.push_back({name, entry["what"].get<std::string>()});
     table.entries_.push_back(std::move(compiled));
   }
+  if (!table.patterns_->Compile()) return fail("the patterns are too large to compile together");
   return table;
 }
 
@@ -89,14 +105,16 @@ Fact<FailureWords> FailureWords::load(const std::filesystem::path& file) {
 }
 
 std::optional<std::string_view> FailureWords::classify(std::string_view line) const {
-  auto any_matches = [&](const std::vector<std::unique_ptr<RE2>>& patterns) {
-    for (const auto& pattern : patterns) {
-      if (RE2::PartialMatch(line, *pattern)) return true;
-    }
-    return false;
-  };
+  if (!patterns_ || word_of_pattern_.empty() || !patterns_->Match(line, nullptr)) return std::nullopt;
+  std::vector<int> matched;
+  if (!patterns_->Match(line, &matched)) return std::nullopt;
+  std::vector<bool> holds(words_.size(), false);
+  for (const int pattern : matched) holds[word_of_pattern_[static_cast<std::size_t>(pattern)]] = true;
   for (std::size_t i = 0; i < entries_.size(); ++i) {
-    if (any_matches(entries_[i].patterns) && !any_matches(entries_[i].unless)) return std::string_view(words_[i].name);
+    if (!holds[i]) continue;
+    const auto& unless = entries_[i].unless;
+    const bool excluded = std::any_of(unless.begin(), unless.end(), [&](const auto& pattern) { return RE2::PartialMatch(line, *pattern); });
+    if (!excluded) return std::string_view(words_[i].name);
   }
   return std::nullopt;
 }

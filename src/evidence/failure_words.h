@@ -19,11 +19,10 @@
 #include <string_view>
 #include <vector>
 
-#include "base/fact.h"
+#include <re2/re2.h>
+#include <re2/set.h>
 
-namespace re2 {
-class RE2;
-}
+#include "base/fact.h"
 
 namespace ftdiag::evidence {
 
@@ -41,7 +40,9 @@ class FailureWords {
   ~FailureWords();
 
   // The word a line holds: the first entry one of whose patterns matches
-  // and none of whose `unless` patterns does. Linear in the line's length.
+  // and none of whose `unless` patterns does. Linear in the line's length:
+  // every pattern of every word is searched at once (one RE2::Set), and a
+  // line with none of them, almost every line, costs that one pass.
   std::optional<std::string_view> classify(std::string_view line) const;
 
   // Every word, in table order, and what each says in a user's terms.
@@ -54,11 +55,12 @@ class FailureWords {
  private:
   FailureWords();
   struct Entry {
-    std::vector<std::unique_ptr<re2::RE2>> patterns;
     std::vector<std::unique_ptr<re2::RE2>> unless;
   };
   std::vector<Word> words_;
   std::vector<Entry> entries_;  // one per word
+  std::unique_ptr<re2::RE2::Set> patterns_;  // every word's patterns
+  std::vector<std::size_t> word_of_pattern_;  // pattern index in the set -> word index
 };
 
 }  // namespace ftdiag::evidence
