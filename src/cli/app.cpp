@@ -3,10 +3,13 @@
 #include <cstdio>
 #include <algorithm>
 #include <exception>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
@@ -36,6 +39,46 @@ std::vector<std::string> take_command_after_dashes(int& argc, char** argv) {
   return {};
 }
 
+// Edits (insertions, deletions, substitutions, swaps of neighbours) between
+// two short words: how far a mistyped command is from a real one.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+// A first word that names no command: say so, and which one was meant when
+// one is close ("analzye" -> analyze), rather than CLI11's "A subcommand is
+// required". Nothing for an option, or a real command.
+std::optional<std::string> unknown_command_message(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-' || argv[1][0] == '\0') return std::nullopt;
+  const std::string_view word(argv[1]);
+  if (word.size() > 64) return fmt::format("ftdiag: unknown command (see ftdiag --help)");
+  std::vector<std::string> names;
+  for (const auto* command : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(command->get_name());
+  if (std::find(names.begin(), names.end(), word) != names.end()) return std::nullopt;
+  std::string closest;
+  std::size_t best = 3;  // at most two edits away
+  for (const auto& name : names) {
+    const std::size_t distance = name.starts_with(word) ? 1 : edit_distance(word, name);
+    if (distance < best) {
+      best = distance;
+      closest = name;
+    }
+  }
+  std::string message = fmt::format("ftdiag: unknown command \"{}\"", word);
+  if (!closest.empty()) message += fmt::format(": did you mean \"ftdiag {}\"?", closest);
+  message += fmt::format("\nThe commands: {} (see ftdiag --help)", fmt::join(names, ", "));
+  return message;
+}
+
 }  // namespace
 
 int run_app(int argc, char** argv) {
@@ -51,6 +94,10 @@ int run_app(int argc, char** argv) {
   Action rules_action = add_rules_command(app);
   Action explain_action = add_explain_command(app);
   Action estimate_action = add_estimate_command(app);
+  if (const auto unknown = unknown_command_message(app, argc, argv)) {
+    std::fprintf(stderr, "%s\n", unknown->c_str());
+    return kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

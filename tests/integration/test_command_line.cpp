@@ -47,6 +47,22 @@ TEST_CASE("command line: no command, or an unknown option of ftdiag's, is a usag
   CHECK_MESSAGE(bad_interval.exited_with(2), bad_interval.describe());
 }
 
+TEST_CASE("command line: a mistyped command is named, with the command it is closest to") {
+  auto typo = run(Launch{{ftdiag_binary().string(), "analzye", "job/"}});
+  CHECK_MESSAGE(typo.exited_with(2), typo.describe());
+  CHECK(typo.err.find("unknown command \"analzye\": did you mean \"ftdiag analyze\"?") != std::string::npos);
+  CHECK(typo.err.find("run, ") != std::string::npos);
+  auto prefix = run(Launch{{ftdiag_binary().string(), "pre"}});
+  CHECK_MESSAGE(prefix.exited_with(2), prefix.describe());
+  CHECK(prefix.err.find("did you mean \"ftdiag preflight\"?") != std::string::npos);
+  auto far = run(Launch{{ftdiag_binary().string(), "diagnose"}});
+  CHECK_MESSAGE(far.exited_with(2), far.describe());
+  CHECK(far.err.find("unknown command \"diagnose\"") != std::string::npos);
+  CHECK(far.err.find("did you mean") == std::string::npos);
+  auto help = run(Launch{{ftdiag_binary().string(), "--help"}});
+  CHECK_MESSAGE(help.exited_with(0), help.describe());
+}
+
 // Guards against "nan" slipping through the range check (every comparison
 // with NaN is false) into the run record and the sampler's timer.
 TEST_CASE("command line: an --interval that is not a finite number is a usage error, before any job runs") {
