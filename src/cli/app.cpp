@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/help_format.h"
 
 namespace ftdiag::cli {
 
@@ -84,6 +85,13 @@ std::optional<std::string> unknown_command_message(const CLI::App& app, int argc
 int run_app(int argc, char** argv) {
   std::vector<std::string> job_command = take_command_after_dashes(argc, argv);
   CLI::App app{"ftdiag: why did my fine-tuning job die?", "ftdiag"};
+  // Before the commands are added: each takes the app's formatter.
+  app.formatter(std::make_shared<HelpFormatter>());
+  app.footer("Examples:\n"
+             "  ftdiag run -- deepspeed train.py --deepspeed ds_z2.json    supervise a job, diagnose its death\n"
+             "  ftdiag analyze ./outputs --kernel-log dmesg.txt            post-mortem of what a job left\n"
+             "  ftdiag preflight -- torchrun --nproc-per-node 8 train.py   check the environment first\n"
+             "ftdiag COMMAND --help says more; docs/cli.md has every option.");
   app.set_version_flag("--version", std::string("ftdiag ") + FTDIAG_VERSION);
   app.require_subcommand(1);
   const bool for_preflight = argc > 1 && std::string_view(argv[1]) == "preflight";

@@ -163,6 +163,13 @@ Action add_analyze_command(CLI::App& app) {
   auto args = std::make_shared<AnalyzeArguments>();
   CLI::App* cmd = app.add_subcommand("analyze", "Post-mortem of a crashed job: a job directory of `ftdiag run`, or any folder or file of logs, configs, checkpoints and kernel logs");
   cmd->add_option("path", args->paths, "Job directory, one run folder in it, or several such paths")->required();
+  cmd->footer("It reads what a job left under each PATH: ftdiag's run folders; console, launcher and scheduler logs (any\n"
+              "text file: torchrun's, DeepSpeed's, Slurm's); kernel logs (dmesg, journalctl -k, kern.log); DeepSpeed and\n"
+              "trainer configs; checkpoints; environment reports (collect_env, ds_report, nvidia-smi, pip list).\n"
+              "Examples:\n"
+              "  ftdiag analyze ./outputs\n"
+              "  ftdiag analyze train.log --kernel-log dmesg.txt\n"
+              "  ftdiag analyze ftdiag-runs/ --format json > report.json");
   cmd->add_option("--format", args->format, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--rules", args->rule_dirs, "A directory (or file) of extra rules; repeatable");
   cmd->add_option("--kernel-log", args->kernel_logs,

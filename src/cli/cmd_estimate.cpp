@@ -260,22 +260,25 @@ Action add_estimate_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "estimate", "Memory a training setup needs per GPU and in host RAM per node (checkpoint save included), and the ZeRO stage to use");
   args->command = cmd;
+  cmd->footer("Examples:\n"
+              "  ftdiag estimate --params 7B --zero-stage 2 --gpus-per-node 8\n"
+              "  ftdiag estimate --model ./Llama-2-7b-hf --deepspeed ds_z3.json --host-mem 256G");
   auto* model = cmd->add_option("--model", args->model, "The model's folder (safetensors headers, config.json) or one .safetensors file");
   auto* params = cmd->add_option("--params", args->params, "The parameter count instead: 7B, 1.5B, 350M, 7e9");
   model->excludes(params);
   cmd->add_option("--deepspeed", args->deepspeed, "The job's DeepSpeed config (JSON); the flags below override it");
-  cmd->add_option("--zero-stage", args->zero_stage, "ZeRO stage (default: the config's, else 2)")->check(CLI::Range(0, 3));
+  cmd->add_option("--zero-stage", args->zero_stage, "ZeRO stage (default: the config's, else 2)")->check(CLI::Range(0, 3).description("0 to 3"));
   cmd->add_flag("--offload-optimizer", args->offload_optimizer, "Optimizer states in host memory (offload_optimizer: cpu)");
   cmd->add_flag("--offload-param", args->offload_param, "Parameters in host memory (ZeRO-3 offload_param: cpu)");
-  cmd->add_option("--gpus-per-node", args->gpus_per_node, "Ranks (GPUs) per node (default: the GPUs here, else 1)")->check(CLI::Range(1, 1024));
-  cmd->add_option("--nodes", args->nodes, "Nodes (default 1)")->check(CLI::Range(1, 100000));
+  cmd->add_option("--gpus-per-node", args->gpus_per_node, "Ranks (GPUs) per node (default: the GPUs here, else 1)")->check(CLI::Range(1, 1024).description("1 to 1024"));
+  cmd->add_option("--nodes", args->nodes, "Nodes (default 1)")->check(CLI::Range(1, 100000).description("1 to 100000"));
   cmd->add_option("--finetune", args->finetune, "full, lora or qlora (default full)")->check(CLI::IsMember({"full", "lora", "qlora"}));
-  cmd->add_option("--lora-rank", args->lora_rank, "LoRA's rank (default 8)")->check(CLI::Range(1, 65536));
+  cmd->add_option("--lora-rank", args->lora_rank, "LoRA's rank (default 8)")->check(CLI::Range(1, 65536).description("1 to 65536"));
   cmd->add_option("--lora-targets", args->lora_targets, "Module names LoRA adapts (default: every linear layer of the decoder)")
       ->delimiter(',');
   cmd->add_option("--dtype", args->dtype, "Training precision: bf16, fp16 or fp32 (default bf16)")->check(CLI::IsMember({"bf16", "fp16", "fp32"}));
-  cmd->add_option("--micro-batch", args->micro_batch, "Sequences per GPU per step (default 1)")->check(CLI::Range(1, 1 << 20));
-  cmd->add_option("--seq-len", args->seq_len, "Tokens per sequence (default 2048)")->check(CLI::Range(1, 1 << 24));
+  cmd->add_option("--micro-batch", args->micro_batch, "Sequences per GPU per step (default 1)")->check(CLI::Range(1, 1 << 20).description("1 to 1048576"));
+  cmd->add_option("--seq-len", args->seq_len, "Tokens per sequence (default 2048)")->check(CLI::Range(1, 1 << 24).description("1 to 16777216"));
   cmd->add_flag("--gradient-checkpointing", args->gradient_checkpointing, "Recompute activations in the backward");
   cmd->add_option("--attention", args->attention, "flash (flash attention, SDPA; default) or eager (keeps the s x s scores)")
       ->check(CLI::IsMember({"flash", "eager"}));

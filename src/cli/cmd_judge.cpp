@@ -72,6 +72,9 @@ Action add_judge_command(CLI::App& app) {
   auto args = std::make_shared<JudgeArguments>();
   CLI::App* cmd = app.add_subcommand("judge", "Run the rules again on saved evidence (an evidence document or a report)");
   cmd->add_option("evidence", args->file, "EVIDENCE.json")->required();
+  cmd->footer("Example:\n"
+              "  ftdiag analyze job/ --format json > report.json\n"
+              "  ftdiag judge report.json --rules my-rules/");
   cmd->add_option("--format", args->format, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--rules", args->rule_dirs, "A directory (or file) of extra rules; repeatable");
   add_no_redact_flag(*cmd, args->redaction);

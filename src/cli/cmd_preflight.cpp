@@ -21,6 +21,7 @@
 #include "cli/diagnosis.h"
 #include "cli/exit_codes.h"
 #include "cli/finite_range.h"
+#include "cli/help_format.h"
 #include "cli/redaction_option.h"
 #include "collect/configs/json_settings.h"
 #include "collect/host/host_name.h"
@@ -185,6 +186,12 @@ Action add_preflight_command(CLI::App& app, std::vector<std::string> command_aft
   args->command = std::move(command_after_dashes);
   CLI::App* cmd = app.add_subcommand(
       "preflight", "Check the environment before training: CUDA driver vs torch's build, extensions, /dev/shm, limits");
+  set_usage(*cmd, "[OPTIONS] [-- COMMAND [ARGS...]]");
+  cmd->footer("Examples:\n"
+              "  ftdiag preflight\n"
+              "  ftdiag preflight --deepspeed ds_z2.json --model ./Llama-2-7b-hf -- deepspeed train.py\n"
+              "With -- COMMAND, the interpreter and the configs are the ones that command would use.\n"
+              "Exit status: 0 nothing found, 1 an error or a warning.");
   cmd->add_option("--python", args->python, "The interpreter the job will use (default: the command's, or python3 on PATH)");
   cmd->add_option("--deepspeed", args->deepspeed, "The job's DeepSpeed config (JSON)");
   cmd->add_option("--model", args->model, "The model's directory (config.json, safetensors)");

@@ -86,6 +86,11 @@ Action add_rules_command(CLI::App& app) {
   auto args = std::make_shared<RulesArguments>();
   auto chosen = std::make_shared<Action>();
   CLI::App* cmd = app.add_subcommand("rules", "List, test, lint and document the rules");
+  cmd->footer("Examples:\n"
+              "  ftdiag rules list\n"
+              "  ftdiag rules --rules my-rules/ test my-rules/tests\n"
+              "  ftdiag rules lint my-rules/*.json\n"
+              "docs/rules.md says how to write a rule.");
   cmd->require_subcommand(1);
   cmd->add_option("--rules", args->rule_dirs, "A directory (or file) of extra rules; repeatable");
 
@@ -112,6 +117,8 @@ Action add_explain_command(CLI::App& app) {
   auto cause = std::make_shared<std::string>();
   auto rule_dirs = std::make_shared<std::vector<std::string>>();
   CLI::App* cmd = app.add_subcommand("explain", "What a cause means, how it is recognised, what to do");
+  cmd->footer("Example:\n"
+              "  ftdiag explain host-oom-checkpoint-save");
   cmd->add_option("cause", *cause, "A cause id (see `ftdiag rules doc`)")->required();
   cmd->add_option("--rules", *rule_dirs, "A directory (or file) of extra rules; repeatable");
   return [=] {

@@ -10,6 +10,7 @@
 #include "cli/diagnosis.h"
 #include "cli/exit_codes.h"
 #include "cli/finite_range.h"
+#include "cli/help_format.h"
 #include "cli/redaction_option.h"
 #include "collectors/environment.h"
 #include "collectors/post_mortem.h"
@@ -139,7 +140,12 @@ Action add_run_command(CLI::App& app, std::vector<std::string> command_after_das
   // first word that is not one of ftdiag's options, passed through as is.
   run->prefix_command();
   run->allow_extras();
-  run->footer("Usage: ftdiag run [OPTIONS] [--] COMMAND [ARGS...]");
+  set_usage(*run, "[OPTIONS] [--] COMMAND [ARGS...]");
+  run->footer("Examples:\n"
+              "  ftdiag run -- deepspeed train.py --deepspeed ds_z2.json\n"
+              "  ftdiag run --job-dir /shared/job-42 -- torchrun --nproc-per-node 8 train.py\n"
+              "The job's output passes through unchanged; when it ends, a summary and the verdict are printed on stderr,\n"
+              "and the job's exit status is ftdiag's. Later: ftdiag analyze JOB_DIR.");
   return [args, run, command = std::move(command_after_dashes)] {
     const auto extras = run->remaining();
     // Before the command, a word starting with "-" is an option of ours we do not know.

@@ -63,6 +63,22 @@ TEST_CASE("command line: a mistyped command is named, with the command it is clo
   CHECK_MESSAGE(help.exited_with(0), help.describe());
 }
 
+TEST_CASE("command line: every command's --help has an example, and run's usage line says where the job's command goes, once") {
+  for (const char* command : {"run", "analyze", "preflight", "judge", "rules", "explain", "estimate"}) {
+    CAPTURE(command);
+    auto help = run(Launch{{ftdiag_binary().string(), command, "--help"}});
+    CHECK_MESSAGE(help.exited_with(0), help.describe());
+    CHECK(help.out.find("Example") != std::string::npos);
+    CHECK(help.out.find(std::string("  ftdiag ") + command) != std::string::npos);
+  }
+  auto run_help = run(Launch{{ftdiag_binary().string(), "run", "--help"}});
+  const auto& text = run_help.out;
+  CHECK(text.find("Usage: ftdiag run [OPTIONS] [--] COMMAND [ARGS...]") != std::string::npos);
+  CHECK(text.find("Usage:") == text.rfind("Usage:"));
+  auto analyze_help = run(Launch{{ftdiag_binary().string(), "analyze", "--help"}});
+  CHECK(analyze_help.out.find("kernel logs (dmesg") != std::string::npos);
+}
+
 // Guards against "nan" slipping through the range check (every comparison
 // with NaN is false) into the run record and the sampler's timer.
 TEST_CASE("command line: an --interval that is not a finite number is a usage error, before any job runs") {
