@@ -43,7 +43,8 @@ json verdict_to_json(const rules::Verdict& verdict) {
           {"rule", verdict.rule.empty() ? json(nullptr) : json(verdict.rule)},
           {"missing_facts", verdict.missing_facts},
           {"needed", std::move(needed)},
-          {"notes", verdict.notes}};
+          {"notes", verdict.notes},
+          {"ended_normally", verdict.ended_normally}};
 }
 
 json finding_to_json(const rules::Finding& f) {

@@ -51,7 +51,11 @@ void append_needed_evidence(std::string& out, const rules::Verdict& v) {
 std::string render_verdict(const rules::Judgement& judgement) {
   const auto& v = judgement.verdict;
   std::string out;
-  if (v.cause == "unknown") {
+  if (v.ended_normally) {
+    // Nothing failed: no cause to name, and nothing to ask for.
+    out += fmt::format("ftdiag verdict: the job ended normally\n  {}\n", v.summary);
+    for (const auto& note : v.notes) out += fmt::format("  note: {}\n", note);
+  } else if (v.cause == "unknown") {
     out += fmt::format("ftdiag verdict: unknown\n  {}\n", v.summary);
     for (const auto& note : v.notes) out += fmt::format("  note: {}\n", note);
     append_needed_evidence(out, v);

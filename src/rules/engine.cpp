@@ -136,6 +136,7 @@ Verdict unknown_verdict(const std::vector<Finding>& findings, const std::set<std
                             best->cause, best->confidence * 100, best->summary);
   } else if (job_succeeded(facts)) {
     v.undecided.clear();  // nothing to decide: no evidence is wanted
+    v.ended_normally = true;
     v.summary = fmt::format("The job ended normally ({}): nothing to diagnose.",
                             render_template("exit code {job.exit_code}", facts));
     if (const auto killed = count_fact(facts, "deaths.by_signal"); killed > 0) {

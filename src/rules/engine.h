@@ -75,6 +75,8 @@ struct Verdict {
   std::string rule;                        // empty for unknown
   std::vector<std::string> missing_facts;  // what kept rules from deciding
   std::vector<std::string> notes;          // what is worth knowing beside it (signal deaths a successful job survived)
+  // `unknown` because nothing failed: the job ended well, and says so.
+  bool ended_normally = false;
   // For unknown, and for a verdict below kSureThreshold: the primary rules that
   // missed facts, and what would decide it (filled by needed_evidence()).
   std::vector<UndecidedRule> undecided;

@@ -156,7 +156,8 @@ TEST_CASE("verdict: a clean exit has no finding") {
   CHECK(report["verdict"]["cause"] == "unknown");
   CHECK(report["verdict"]["confidence"] == 0);
   CHECK(report["verdict"]["needed"].empty());  // nothing to decide
-  CHECK(report["schema_version"] == 4);
+  CHECK(report["schema_version"] == 5);
+  CHECK(report["verdict"]["ended_normally"] == true);
 }
 
 TEST_CASE("verdict: a likely but unsure death says in words what would make it sure and how to get it, the fact names only in JSON") {
@@ -191,7 +192,7 @@ TEST_CASE("verdict: a job that succeeds after SIGKILLing its own helper ended no
   const std::string script = "sleep 60 & helper=$!; kill -9 $helper; wait $helper; exit 0";
   auto outcome = run(Launch{loud(ftdiag_run(tmp / "job", {"/bin/sh", "-c", script}))});
   REQUIRE_MESSAGE(outcome.exited_with(0), outcome.describe());
-  CHECK_MESSAGE(outcome.err.find("ftdiag verdict: unknown\n  The job ended normally (exit code 0)") != std::string::npos,
+  CHECK_MESSAGE(outcome.err.find("ftdiag verdict: the job ended normally\n  The job ended normally (exit code 0)") != std::string::npos,
                 outcome.err);
   CHECK(outcome.err.find("note: 1 process(es) inside the job died by a signal (1 by SIGKILL)") != std::string::npos);
 
