@@ -43,7 +43,7 @@ std::optional<ProcessSeen> ProcessTracker::describe(int pid, int ppid_hint, cons
   if (auto status = collect::read_proc_status(roots_, pid); status) seen.nspid = status->nspid;
   if (auto argv = collect::read_proc_cmdline(roots_, pid); argv) seen.argv = std::move(argv).value();
   if (auto environment = collect::read_role_environment(roots_, pid); environment) seen.environment = std::move(environment).value();
-  live_[pid] = Live{seen.start_ticks.value_or(0), seen.argv};
+  live_[pid] = Live{seen.start_ticks.value_or(0), seen.argv, seen.ppid};
   return seen;
 }
 
@@ -77,7 +77,10 @@ std::optional<ProcessSeen> ProcessTracker::on_exec(int tgid, double now) {
   if (it == live_.end()) return std::nullopt;
   auto argv = collect::read_proc_cmdline(roots_, tgid);
   if (!argv || argv.value() == it->second.argv) return std::nullopt;
-  return describe(tgid, 0, "netlink-exec", now);
+  // Its parent as seen at its fork: the process may be gone by the time its
+  // stat is read (a short-lived worker, a loaded machine), and a parent of 0
+  // would orphan it in the record.
+  return describe(tgid, it->second.ppid, "netlink-exec", now);
 }
 
 bool ProcessTracker::buried(int pid, std::uint64_t start_ticks) const {

@@ -74,6 +74,7 @@ class ProcessTracker {
   struct Live {
     std::uint64_t start_ticks = 0;
     std::vector<std::string> argv;
+    int ppid = 0;  // as first seen: an exec read after the process is gone keeps it
   };
   struct Dead {
     int pid;

@@ -1,6 +1,12 @@
 #include "supervise/process_tracker.h"
 
 #include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
 
 #include "unit/collect/collect_fixtures.h"
 
@@ -69,4 +75,29 @@ TEST_CASE("process tracker: a zombie recorded dead is not announced again after 
   auto scanned = tracker.scan(3.0);
   for (const auto& seen : scanned.seen) CHECK(seen.pid != 204);
   for (const auto& died : scanned.died) CHECK(died.pid != 204);
+}
+
+// On a loaded machine a short-lived worker's exec event is read after the
+// worker is gone: its stat unreadable, its parent must stay the one its fork
+// named, never 0 (which would orphan it in the record).
+TEST_CASE("process tracker: an exec read after the process's stat is gone keeps the parent its fork named") {
+  namespace fs = std::filesystem;
+  const fs::path tree = fs::temp_directory_path() / ("ftdiag-tracker-" + std::to_string(::getpid()));
+  fs::remove_all(tree);
+  fs::copy(ftdiag::collect::testing::fixture_path("process-tree"), tree, fs::copy_options::recursive);
+  ProcessTracker tracker(ftdiag::collect::SystemRoots{tree}, 200);
+  auto forked = tracker.on_fork(200, 201, 1.0);
+  REQUIRE(forked);
+  CHECK(forked->ppid == 200);
+  // It execs a new program, then its stat is gone before the event is read.
+  {
+    std::ofstream cmdline(tree / "proc/201/cmdline", std::ios::binary | std::ios::trunc);
+    cmdline << std::string("python\0worker.py\0", 17);
+  }
+  fs::remove(tree / "proc/201/stat");
+  auto executed = tracker.on_exec(201, 1.1);
+  REQUIRE(executed);
+  CHECK(executed->ppid == 200);
+  CHECK(executed->argv == std::vector<std::string>{"python", "worker.py"});
+  fs::remove_all(tree);
 }
