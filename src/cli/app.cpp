@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/help_format.h"
+#include "cli/suggest.h"
 
 namespace ftdiag::cli {
 
@@ -40,21 +41,6 @@ std::vector<std::string> take_command_after_dashes(int& argc, char** argv) {
   return {};
 }
 
-// Edits (insertions, deletions, substitutions, swaps of neighbours) between
-// two short words: how far a mistyped command is from a real one.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.size()][b.size()];
-}
-
 // A first word that names no command: say so, and which one was meant when
 // one is close ("analzye" -> analyze), rather than CLI11's "A subcommand is
 // required". Nothing for an option, or a real command.
@@ -65,19 +51,31 @@ std::optional<std::string> unknown_command_message(const CLI::App& app, int argc
   std::vector<std::string> names;
   for (const auto* command : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(command->get_name());
   if (std::find(names.begin(), names.end(), word) != names.end()) return std::nullopt;
-  std::string closest;
-  std::size_t best = 3;  // at most two edits away
-  for (const auto& name : names) {
-    const std::size_t distance = name.starts_with(word) ? 1 : edit_distance(word, name);
-    if (distance < best) {
-      best = distance;
-      closest = name;
-    }
-  }
+  const auto closest = closest_name(word, names, /*prefixes=*/true);
   std::string message = fmt::format("ftdiag: unknown command \"{}\"", word);
-  if (!closest.empty()) message += fmt::format(": did you mean \"ftdiag {}\"?", closest);
+  if (closest) message += fmt::format(": did you mean \"ftdiag {}\"?", *closest);
   message += fmt::format("\nThe commands: {} (see ftdiag --help)", fmt::join(names, ", "));
   return message;
+}
+
+// After a parse error: the first word that looks like an option and is none
+// of the chosen command's, with the option it is closest to, when one is.
+std::optional<std::string> option_suggestion(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* command = nullptr;
+  for (const auto* sub : app.get_subcommands()) command = sub;
+  if (!command) return std::nullopt;
+  const auto names = long_options_of(*command);
+  for (int i = 2; i < argc; ++i) {
+    std::string_view word(argv[i]);
+    if (word == "--") break;
+    if (!word.starts_with("--")) continue;
+    word = word.substr(0, word.find('='));
+    if (std::find(names.begin(), names.end(), word) != names.end()) continue;
+    const auto closest = closest_name(word, names);
+    if (!closest) return std::nullopt;
+    return fmt::format("ftdiag {}: unknown option \"{}\": did you mean \"{}\"?", command->get_name(), word, *closest);
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -114,6 +112,7 @@ int run_app(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
+    if (const auto suggestion = option_suggestion(app, argc, argv)) std::fprintf(stderr, "%s\n", suggestion->c_str());
     return kExitUsage;
   }
   // The boundary: a failure inside a diagnosis must never become a crash.

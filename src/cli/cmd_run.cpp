@@ -6,12 +6,15 @@
 #include <memory>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "cli/commands.h"
 #include "cli/diagnosis.h"
 #include "cli/exit_codes.h"
 #include "cli/finite_range.h"
 #include "cli/help_format.h"
 #include "cli/redaction_option.h"
+#include "cli/suggest.h"
 #include "collectors/environment.h"
 #include "collectors/post_mortem.h"
 #include "journal/crash_files.h"
@@ -150,7 +153,10 @@ Action add_run_command(CLI::App& app, std::vector<std::string> command_after_das
     const auto extras = run->remaining();
     // Before the command, a word starting with "-" is an option of ours we do not know.
     if (!extras.empty() && (!command.empty() || extras.front().rfind('-', 0) == 0)) {
-      std::fprintf(stderr, "ftdiag run: unknown option \"%s\" (see ftdiag run --help)\n", extras.front().c_str());
+      const std::string& word = extras.front();
+      const auto closest = closest_name(word.substr(0, word.find('=')), long_options_of(*run));
+      std::fprintf(stderr, "ftdiag run: unknown option \"%s\"%s (see ftdiag run --help)\n", word.c_str(),
+                   closest ? fmt::format(": did you mean \"{}\"?", *closest).c_str() : "");
       return kExitUsage;
     }
     args->options.argv = command.empty() ? extras : command;

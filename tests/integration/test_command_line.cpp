@@ -79,6 +79,21 @@ TEST_CASE("command line: every command's --help has an example, and run's usage 
   CHECK(analyze_help.out.find("kernel logs (dmesg") != std::string::npos);
 }
 
+TEST_CASE("command line: a mistyped option is named with the option it is closest to") {
+  auto analyze = run(Launch{{ftdiag_binary().string(), "analyze", "--formt", "json", "job/"}});
+  CHECK_MESSAGE(analyze.exited_with(2), analyze.describe());
+  CHECK(analyze.err.find("ftdiag analyze: unknown option \"--formt\": did you mean \"--format\"?") != std::string::npos);
+  auto estimate = run(Launch{{ftdiag_binary().string(), "estimate", "--param=7B"}});
+  CHECK_MESSAGE(estimate.exited_with(2), estimate.describe());
+  CHECK(estimate.err.find("did you mean \"--params\"?") != std::string::npos);
+  auto job = run(Launch{{ftdiag_binary().string(), "run", "--job-dri", "x", "--", "/bin/true"}});
+  CHECK_MESSAGE(job.exited_with(2), job.describe());
+  CHECK(job.err.find("unknown option \"--job-dri\": did you mean \"--job-dir\"?") != std::string::npos);
+  auto far = run(Launch{{ftdiag_binary().string(), "analyze", "--zzzzzzzz", "job/"}});
+  CHECK_MESSAGE(far.exited_with(2), far.describe());
+  CHECK(far.err.find("did you mean") == std::string::npos);
+}
+
 // Guards against "nan" slipping through the range check (every comparison
 // with NaN is false) into the run record and the sampler's timer.
 TEST_CASE("command line: an --interval that is not a finite number is a usage error, before any job runs") {
