@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "base/redact.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/help_format.h"
@@ -52,7 +53,8 @@ std::optional<std::string> unknown_command_message(const CLI::App& app, int argc
   for (const auto* command : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(command->get_name());
   if (std::find(names.begin(), names.end(), word) != names.end()) return std::nullopt;
   const auto closest = closest_name(word, names, /*prefixes=*/true);
-  std::string message = fmt::format("ftdiag: unknown command \"{}\"", word);
+  // What was typed is printed through the redaction step: a mistyped word may be a pasted token.
+  std::string message = fmt::format("ftdiag: unknown command \"{}\"", redact_text(word));
   if (closest) message += fmt::format(": did you mean \"ftdiag {}\"?", *closest);
   message += fmt::format("\nThe commands: {} (see ftdiag --help)", fmt::join(names, ", "));
   return message;
@@ -73,7 +75,7 @@ std::optional<std::string> option_suggestion(const CLI::App& app, int argc, char
     if (std::find(names.begin(), names.end(), word) != names.end()) continue;
     const auto closest = closest_name(word, names);
     if (!closest) return std::nullopt;
-    return fmt::format("ftdiag {}: unknown option \"{}\": did you mean \"{}\"?", command->get_name(), word, *closest);
+    return fmt::format("ftdiag {}: unknown option \"{}\": did you mean \"{}\"?", command->get_name(), redact_text(word), *closest);
   }
   return std::nullopt;
 }
@@ -111,7 +113,9 @@ int run_app(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // CLI11's message quotes the arguments it refused: through the redaction step, as
+    // everything ftdiag prints (`--hf-tokn=hf_...` carries its value).
+    std::fprintf(stderr, "%s\nRun with --help for more information.\n", redact_text(e.what()).c_str());
     if (const auto suggestion = option_suggestion(app, argc, argv)) std::fprintf(stderr, "%s\n", suggestion->c_str());
     return kExitUsage;
   }

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "base/redact.h"
 #include "cli/commands.h"
 #include "cli/diagnosis.h"
 #include "cli/exit_codes.h"
@@ -155,7 +156,9 @@ Action add_run_command(CLI::App& app, std::vector<std::string> command_after_das
     if (!extras.empty() && (!command.empty() || extras.front().rfind('-', 0) == 0)) {
       const std::string& word = extras.front();
       const auto closest = closest_name(word.substr(0, word.find('=')), long_options_of(*run));
-      std::fprintf(stderr, "ftdiag run: unknown option \"%s\"%s (see ftdiag run --help)\n", word.c_str(),
+      // Printed through the redaction step: `--hf-tokn=hf_...` carries its value.
+      const std::string shown = redact_argv({word}).front();
+      std::fprintf(stderr, "ftdiag run: unknown option \"%s\"%s (see ftdiag run --help)\n", shown.c_str(),
                    closest ? fmt::format(": did you mean \"{}\"?", *closest).c_str() : "");
       return kExitUsage;
     }

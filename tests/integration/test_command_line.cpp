@@ -94,6 +94,22 @@ TEST_CASE("command line: a mistyped option is named with the option it is closes
   CHECK(far.err.find("did you mean") == std::string::npos);
 }
 
+TEST_CASE("command line: a usage error quotes what was typed through the redaction step") {
+  const std::string token = "hf_" + std::string(34, 'a');
+  for (const auto& argv : std::vector<std::vector<std::string>>{
+           {ftdiag_binary().string(), "analyze", "--hf-tokn=" + token, "job/"},
+           {ftdiag_binary().string(), "run", "--hf-tokn=" + token, "--", "/bin/true"},
+           {ftdiag_binary().string(), token},
+           {ftdiag_binary().string(), "analyze", "--password=hunter2secret", "job/"}}) {
+    CAPTURE(argv[1]);
+    auto outcome = run(Launch{argv});
+    CHECK_MESSAGE(outcome.exited_with(2), outcome.describe());
+    CHECK(outcome.err.find("<redacted:") != std::string::npos);
+    CHECK(outcome.err.find(token) == std::string::npos);
+    CHECK(outcome.err.find("hunter2secret") == std::string::npos);
+  }
+}
+
 // Guards against "nan" slipping through the range check (every comparison
 // with NaN is false) into the run record and the sampler's timer.
 TEST_CASE("command line: an --interval that is not a finite number is a usage error, before any job runs") {
