@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace ftdiag::facts {
 
@@ -20,6 +22,23 @@ std::string console_tail_text(const Lines& tail) {
     text += '\n';
   }
   return text;
+}
+
+// A line as a sentence quotes it: its first 160 bytes (a launcher's line may
+// carry the whole argv).
+inline std::string line_excerpt(std::string_view text) {
+  constexpr std::size_t kMax = 160;
+  return text.size() <= kMax ? std::string(text) : std::string(text.substr(0, kMax)) + "...";
+}
+
+// The first of the last lines that holds a failure word (rules/failure-words.json,
+// marked on a plain log's and a run console's tails alike), if any.
+template <class Lines>
+std::optional<std::size_t> first_worded_line(const Lines& tail) {
+  for (std::size_t i = 0; i < tail.size(); ++i) {
+    if (tail[i].word) return i;
+  }
+  return std::nullopt;
 }
 
 }  // namespace ftdiag::facts

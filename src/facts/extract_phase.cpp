@@ -1,6 +1,5 @@
 // Facts from the console: the training phase at the incident (from the phase
 // stretches the evidence reader found) and the last lines.
-#include <algorithm>
 #include <cctype>
 #include <optional>
 #include <string_view>
@@ -158,12 +157,9 @@ void extract_phase_facts(const evidence::EvidenceDocument& document, const std::
   }
   // The failure word of the first of the console's last lines that holds one,
   // as for a plain log (extract_plain_logs.cpp): the fallback rules' words.
-  const auto worded = std::find_if(tail.begin(), tail.end(), [](const evidence::ConsoleLine& line) { return line.word.has_value(); });
-  if (worded != tail.end()) {
-    const auto index = static_cast<std::size_t>(worded - tail.begin());
-    facts.set("log.word", *worded->word, fmt::format("{}/console/tail/{}/word", at, index));
-    facts.set("log.word_line", worded->text.size() <= 160 ? worded->text : worded->text.substr(0, 160) + "...",
-              fmt::format("{}/console/tail/{}/text", at, index));
+  if (const auto index = first_worded_line(tail)) {
+    facts.set("log.word", *tail[*index].word, fmt::format("{}/console/tail/{}/word", at, *index));
+    facts.set("log.word_line", line_excerpt(tail[*index].text), fmt::format("{}/console/tail/{}/text", at, *index));
   } else {
     const Missing none{MissingReason::not_present, "no failure word in the console's last lines"};
     facts.set_missing("log.word", none);

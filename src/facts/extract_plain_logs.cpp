@@ -125,12 +125,6 @@ void extract_phase(const LogRef& log, const std::optional<Incident>& incident, F
   }
 }
 
-// A line as a sentence quotes it: a launcher's line may carry the whole argv.
-std::string excerpt(std::string_view text) {
-  constexpr std::size_t kMax = 160;
-  return text.size() <= kMax ? std::string(text) : std::string(text.substr(0, kMax)) + "...";
-}
-
 // The frames that repeat at the end of `log`, when it ends inside a
 // traceback: set as facts, true; else false.
 bool cut_recursion_in(const LogRef& log, FactSet& facts) {
@@ -147,7 +141,7 @@ bool cut_recursion_in(const LogRef& log, FactSet& facts) {
   const auto& frame = frames.front();
   const auto at = fmt::format("{}/tail/{}/text", log.pointer(), frame.index);
   facts.set("log.cut_traceback_repeats", static_cast<std::int64_t>(repeating->frames), at);
-  facts.set("log.cut_traceback_frame", excerpt(fmt::format("{}, line {}, in {}", frame.file, frame.line, frame.function)), at);
+  facts.set("log.cut_traceback_frame", line_excerpt(fmt::format("{}, line {}, in {}", frame.file, frame.line, frame.function)), at);
   return true;
 }
 
@@ -180,7 +174,7 @@ std::optional<NamedPid> log_line_naming(const evidence::EvidenceDocument& docume
         if (e.pid != pid || role_of(e).empty()) continue;
         // The line first: a sentence shows a value's first 160 characters,
         // and a log's path can take them all.
-        return NamedPid{role_of(e), excerpt(e.text), fmt::format("{} line {}", log.from.file, e.from.line.value_or(0)),
+        return NamedPid{role_of(e), line_excerpt(e.text), fmt::format("{} line {}", log.from.file, e.from.line.value_or(0)),
                         fmt::format("/hosts/{}/logs/{}/events/{}", h, f, i), e.rank};
       }
     }
@@ -240,7 +234,7 @@ void extract_role(const evidence::EvidenceDocument& document, const Incident& in
   if (facts.get("death.role").value || !incident.event) return;
   const auto& event = *incident.event;
   std::string role = role_of(event);
-  std::string because = role.empty() ? "" : fmt::format("the line that reported the death: {}", excerpt(event.text));
+  std::string because = role.empty() ? "" : fmt::format("the line that reported the death: {}", line_excerpt(event.text));
   std::string pointer = incident.pointer;
   std::optional<int> rank = event.rank;
   if (role.empty() && event.pid) {
@@ -281,14 +275,12 @@ bool in_any_log(const evidence::EvidenceDocument& document, const LogRef& main, 
 void extract_failure_word(const evidence::EvidenceDocument& document, const LogRef& main, FactSet& facts) {
   const bool found = in_any_log(document, main, [&](const LogRef& log) {
     const auto& tail = log.evidence->tail;
-    for (std::size_t i = 0; i < tail.size(); ++i) {
-      if (!tail[i].word) continue;
-      const auto at = fmt::format("{}/tail/{}", log.pointer(), i);
-      facts.set("log.word", *tail[i].word, at + "/word");
-      facts.set("log.word_line", excerpt(tail[i].text), at + "/text");
-      return true;
-    }
-    return false;
+    const auto i = first_worded_line(tail);
+    if (!i) return false;
+    const auto at = fmt::format("{}/tail/{}", log.pointer(), *i);
+    facts.set("log.word", *tail[*i].word, at + "/word");
+    facts.set("log.word_line", line_excerpt(tail[*i].text), at + "/text");
+    return true;
   });
   if (found) return;
   const Missing none{MissingReason::not_present, "no failure word in the last lines of the logs"};

@@ -52,6 +52,7 @@ std::optional<Finding> apply(const Rule& rule, const facts::FactSet& facts, std:
   f.rule = rule.id;
   f.title = rule.title;
   f.consequence = rule.role == RuleRole::consequence;
+  f.fallback = rule.role == RuleRole::fallback;
   if (rule.role == RuleRole::check) f.severity = rule.severity;
   double support = 0, against = 0;
   f.supporting = weigh(rule.support, facts, support);
@@ -80,18 +81,13 @@ std::int64_t count_fact(const facts::FactSet& facts, const std::string& name) {
   return value && std::holds_alternative<std::int64_t>(value.value()) ? std::get<std::int64_t>(value.value()) : 0;
 }
 
-bool is_fallback(const std::vector<Rule>& rules, const Finding& f) {
-  auto rule = std::find_if(rules.begin(), rules.end(), [&](const Rule& r) { return r.id == f.rule; });
-  return rule != rules.end() && rule->role == RuleRole::fallback;
-}
-
 // A fallback finding (weak evidence: docs/rules.md) gives way to any primary
 // finding that reaches the verdict threshold, whatever the two confidences.
-void put_fallbacks_last(const std::vector<Rule>& rules, std::vector<Finding>& findings) {
-  const auto rank = [&](const Finding& f) {
+void put_fallbacks_last(std::vector<Finding>& findings) {
+  const auto rank = [](const Finding& f) {
     if (f.consequence) return 3;
     if (f.confidence < kVerdictThreshold) return 2;
-    return is_fallback(rules, f) ? 1 : 0;
+    return f.fallback ? 1 : 0;
   };
   // Stable: each rank keeps the order by confidence (then id) it was sorted in.
   std::stable_sort(findings.begin(), findings.end(), [&](const Finding& a, const Finding& b) { return rank(a) < rank(b); });
@@ -210,7 +206,7 @@ Judgement judge(const std::vector<Rule>& rules, const facts::FactSet& facts) {
     if (a.confidence != b.confidence) return a.confidence > b.confidence;
     return a.rule < b.rule;
   });
-  put_fallbacks_last(rules, j.findings);
+  put_fallbacks_last(j.findings);
   promote_refinements(rules, j.findings);
   const Finding* top = j.findings.empty() || j.findings.front().consequence ? nullptr : &j.findings.front();
   if (top && top->confidence >= kVerdictThreshold) {

@@ -44,6 +44,7 @@ struct Finding {
   std::vector<std::string> remediation;
   std::vector<std::string> references;
   bool consequence = false;
+  bool fallback = false;                     // from weak evidence: gives way to any primary finding that decides
   std::optional<Severity> severity;          // checks only: a risk, not a death
   std::optional<std::string> consequence_of;  // the rule id of the finding it follows from
   std::optional<std::string> refined_by;      // the rule id of the more specific finding that won over it
