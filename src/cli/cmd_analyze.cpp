@@ -17,12 +17,12 @@
 #include "cli/exit_codes.h"
 #include "cli/newest_job.h"
 #include "cli/redaction_option.h"
+#include "cli/text_options.h"
 #include "collectors/kernel_log_collector.h"
 #include "facts/facts_json.h"
 #include "journal/job_directory.h"
 #include "report/report_json.h"
-#include "report/run_summary.h"
-#include "report/verdict_text.h"
+#include "report/text_report.h"
 
 namespace ftdiag::cli {
 
@@ -37,6 +37,7 @@ struct AnalyzeArguments {
   bool no_host_logs = false;
   bool facts = false;
   Redaction redaction = Redaction::on;
+  TextOptions text;
 };
 
 int exit_code_for(const Missing& missing) {
@@ -133,26 +134,24 @@ int analyze(const AnalyzeArguments& args) {
               << '\n';
     return kExitOk;
   }
-  std::string text;
-  for (const auto& host : document->hosts) {
-    for (const auto& run : host.runs) text += report::render_run_summary(run, run_location(paths, run)) + '\n';
-  }
+  report::TextReportInput input{.document = document.value(), .judgement = judgement};
+  evidence::for_each_run(document.value(), [&](const evidence::RunRef& ref, const evidence::RunEvidence& run) {
+    input.runs.push_back({ref, run_location(paths, run)});
+  });
   for (const auto& collector : document->collectors) {
-    if (!collector.outcome) {
-      text += fmt::format("ftdiag: the {} collector could not read its evidence: {}\n", collector.name,
-                          collector.outcome.missing().detail);
-    }
+    if (!collector.outcome) input.not_read.push_back(fmt::format("{}: {}", collector.name, collector.outcome.missing().detail));
   }
   // A core the user named that could not be unwound is said, not dropped.
   for (const auto& host : document->hosts) {
     for (const auto& crash : host.crashes) {
       const bool named = std::find(args.cores.begin(), args.cores.end(), crash.from.file) != args.cores.end();
       if (named && crash.frames.empty() && !crash.problems.empty()) {
-        text += fmt::format("ftdiag: the core file {} could not be used: {}\n", crash.from.file, crash.problems.front());
+        input.not_read.push_back(fmt::format("the core file {} could not be used: {}", crash.from.file, crash.problems.front()));
       }
     }
   }
-  text += report::render_verdict(judgement);
+  input.more_command = fmt::format("ftdiag analyze {} --verbose", fmt::join(paths, " "));
+  const std::string text = report::render_text_report(input, text_style_for(stdout, args.text));
   std::cout << printable(text, args.redaction);
   return kExitOk;
 }
@@ -171,6 +170,7 @@ Action add_analyze_command(CLI::App& app) {
               "  ftdiag analyze train.log --kernel-log dmesg.txt\n"
               "  ftdiag analyze ftdiag-runs/ --format json > report.json");
   cmd->add_option("--format", args->format, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
+  add_text_options(*cmd, args->text);
   cmd->add_option("--rules", args->rule_dirs, "A directory (or file) of extra rules; repeatable");
   cmd->add_option("--kernel-log", args->kernel_logs,
                   "The kernel log of the job's node (dmesg, journalctl -k or kern.log output), for a post-mortem on another machine; repeatable");

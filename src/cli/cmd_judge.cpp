@@ -7,6 +7,7 @@
 #include "cli/diagnosis.h"
 #include "cli/exit_codes.h"
 #include "cli/redaction_option.h"
+#include "cli/text_options.h"
 #include "evidence/document_json.h"
 #include "evidence/json_input.h"
 #include "report/report_json.h"
@@ -21,6 +22,7 @@ struct JudgeArguments {
   std::string format = "text";
   std::vector<std::string> rule_dirs;
   Redaction redaction = Redaction::on;
+  TextOptions text;
 };
 
 int judge(const JudgeArguments& args) {
@@ -61,7 +63,8 @@ int judge(const JudgeArguments& args) {
   if (args.format == "json") {
     std::cout << report::report_to_json(document.value(), judgement).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   } else {
-    std::cout << printable(report::render_verdict(judgement), args.redaction);
+    const auto style = text_style_for(stdout, args.text);
+    std::cout << printable(report::render_verdict(judgement, style) + report::render_verdict_context(judgement, style), args.redaction);
   }
   return kExitOk;
 }
@@ -76,6 +79,7 @@ Action add_judge_command(CLI::App& app) {
               "  ftdiag analyze job/ --format json > report.json\n"
               "  ftdiag judge report.json --rules my-rules/");
   cmd->add_option("--format", args->format, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
+  add_text_options(*cmd, args->text);
   cmd->add_option("--rules", args->rule_dirs, "A directory (or file) of extra rules; repeatable");
   add_no_redact_flag(*cmd, args->redaction);
   return [args] { return judge(*args); };

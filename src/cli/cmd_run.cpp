@@ -15,13 +15,14 @@
 #include "cli/finite_range.h"
 #include "cli/help_format.h"
 #include "cli/redaction_option.h"
+#include "cli/text_options.h"
 #include "cli/suggest.h"
 #include "collectors/environment.h"
 #include "collectors/post_mortem.h"
 #include "journal/crash_files.h"
 #include "journal/environment_file.h"
 #include "report/run_summary.h"
-#include "report/verdict_text.h"
+#include "report/text_report.h"
 #include "supervise/exit_mirror.h"
 #include "supervise/supervisor.h"
 
@@ -42,6 +43,7 @@ struct RunArguments {
   bool quiet = false;
   bool environment = true;  // --no-environment: no environment.json
   Redaction redaction = Redaction::on;  // --no-redact: the journal and environment.json as the job had them
+  TextOptions text;
 };
 
 // The environment the job ran in (the GPUs, the Python installation its
@@ -83,9 +85,18 @@ void print_summary_and_verdict(const RunArguments& args, const supervise::Superv
   // The environment and the probes' files are as read: the whole document
   // passes the redaction step before it is judged or shown.
   if (!redact_for_output(document, args.redaction, "run")) return;
-  std::string text = report::render_run_summary(document.hosts.front().runs.front(), job.run_dir.string());
   auto rules = load_rule_set(args.rule_dirs);
-  if (rules) text += report::render_verdict(judge_document(document, rules.value(), job.run_dir.parent_path().string()));
+  if (!rules) {
+    // The rules are broken (said above): how the job ended is still worth saying.
+    const std::string text = report::render_run_summary(document.hosts.front().runs.front(), job.run_dir.string(), text_style_for(stderr, args.text));
+    std::fputs(printable(text, args.redaction).c_str(), stderr);
+    return;
+  }
+  const auto judgement = judge_document(document, rules.value(), job.run_dir.parent_path().string());
+  report::TextReportInput input{.document = document, .judgement = judgement};
+  input.runs.push_back({evidence::RunRef{0, 0}, job.run_dir.string()});
+  input.more_command = fmt::format("ftdiag analyze {} --verbose", job.run_dir.string());
+  const std::string text = report::render_text_report(input, text_style_for(stderr, args.text));
   std::fputs(printable(text, args.redaction).c_str(), stderr);
 }
 
@@ -130,6 +141,7 @@ Action add_run_command(CLI::App& app, std::vector<std::string> command_after_das
       ->default_val(0.5)
       ->check(finite_in_range(0.01, 3600));
   run->add_flag("--quiet,-q", args->quiet, "No summary or verdict on stderr when the job ends");
+  add_text_options(*run, args->text);
   run->add_flag("--no-netlink", args->options.disable_netlink,
                 "Do not use the netlink process connector (see deaths by waitpid and /proc scans only)");
   run->add_flag("--no-probes", [args](std::int64_t) { args->options.probes = false; },

@@ -17,6 +17,7 @@ FactSet extract_facts(const evidence::EvidenceDocument& document) {
   extract_gasp_facts(document, incident, facts);
   extract_environment_facts(document, incident, facts);
   extract_config_facts(document, incident, facts);
+  extract_job_shape_facts(document, incident, facts);
   extract_plain_log_facts(document, incident, facts);
   extract_gpu_oom_facts(document, incident, facts);
   extract_host_memory_facts(document, incident, facts);

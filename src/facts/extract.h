@@ -31,6 +31,8 @@ void extract_host_memory_facts(const evidence::EvidenceDocument& document, const
 void extract_phase_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 // After the config and environment facts: what the memory model predicts for them.
 void extract_estimate_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
+// job.deepspeed, job.ranks: after the config facts.
+void extract_job_shape_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 void extract_config_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 
 }  // namespace ftdiag::facts

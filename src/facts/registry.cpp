@@ -21,6 +21,8 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"job.failed", boolean, none, "the job ended by a signal or with a non-zero exit code"},
     {"job.runs", integer, count, "runs (ranks or nodes) recorded in the job directory"},
     {"job.record_complete", boolean, none, "every run's journal has its end record (false: ftdiag itself was killed)"},
+    {"job.deepspeed", boolean, none, "the job used DeepSpeed: its launcher or a --deepspeed argument on a command line, or a DeepSpeed config (false: the job's command lines are known and none)"},
+    {"job.ranks", integer, count, "ranks in the run of the incident (1 for a job that is a single training process)"},
 
     // The incident: the first abnormal death.
     {"death.pid", integer, none, "pid of the process that died first by a signal (or of the job, for a non-zero exit)"},

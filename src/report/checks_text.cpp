@@ -41,13 +41,25 @@ std::string render_checks(const std::vector<rules::Finding>& checks, bool detail
   return out;
 }
 
-std::string render_environment_risks(const std::vector<rules::Finding>& checks) {
+std::string render_environment_risks(const std::vector<rules::Finding>& checks, const TextStyle& style) {
   std::string out;
+  std::size_t hidden = 0;
   for (const auto& c : checks) {
     if (c.severity == rules::Severity::info) continue;
-    if (out.empty()) out += "  risks in the job's environment (ftdiag preflight checks):\n";
-    out += fmt::format("    {} {}: {}\n", c.severity == rules::Severity::error ? "error:  " : "warning:", c.title, c.summary);
-    if (!c.remediation.empty()) out += fmt::format("              fix: {}\n", c.remediation.front());
+    const bool error = c.severity == rules::Severity::error;
+    if (!error && !style.verbose) {
+      ++hidden;
+      continue;
+    }
+    if (out.empty()) out += toned(style, Tone::strong, "  risks in the job's environment (ftdiag preflight checks):") + "\n";
+    out += wrap(fmt::format("{} {}: {}", error ? toned(style, Tone::bad, "error:") : toned(style, Tone::warn, "warning:"), c.title, c.summary),
+                style.width, "    ", "      ");
+    if (!c.remediation.empty()) out += wrap("fix: " + c.remediation.front(), style.width, "      ", "        ");
+  }
+  if (hidden) {
+    out += toned(style, Tone::quiet, fmt::format("  {} warning{} about the job's environment: --verbose, or ftdiag preflight", hidden,
+                                                 hidden == 1 ? "" : "s")) +
+           "\n";
   }
   return out;
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "report/text_layout.h"
 #include "rules/engine.h"
 
 namespace ftdiag::report {
@@ -14,7 +15,8 @@ namespace ftdiag::report {
 // its fixes; "nothing found" when none fired.
 std::string render_checks(const std::vector<rules::Finding>& checks, bool details = true);
 
-// One line per error or warning, for below a verdict; empty when none.
-std::string render_environment_risks(const std::vector<rules::Finding>& checks);
+// Each error or warning with its first fix, for below a verdict (warnings
+// only with style.verbose); empty when none.
+std::string render_environment_risks(const std::vector<rules::Finding>& checks, const TextStyle& style);
 
 }  // namespace ftdiag::report

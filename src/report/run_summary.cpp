@@ -4,11 +4,14 @@
 #include <cctype>
 #include <ctime>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "base/units.h"
+#include "facts/process_roles.h"
+#include "report/memory_timeline_text.h"
 #include "report/stack_summary.h"
 
 namespace ftdiag::report {
@@ -17,10 +20,33 @@ namespace {
 
 using evidence::RunEvidence;
 
-std::string command_of(const evidence::ProcessEvidence& p) {
+// The command line in the room left: cut after a whole word, never inside
+// one, with the number of characters left out.
+std::string command_of(const evidence::ProcessEvidence& p, std::size_t room) {
   std::string text = p.argv.empty() ? p.comm : fmt::format("{}", fmt::join(p.argv, " "));
-  if (text.size() > 60) text = text.substr(0, 57) + "...";
-  return text;
+  for (auto& c : text) {
+    if (c == '\n' || c == '\t') c = ' ';
+  }
+  if (text.size() <= room) return text;
+  const std::size_t keep = room > 12 ? room - 12 : 0;
+  std::size_t cut = text.rfind(' ', keep);
+  if (cut == std::string::npos || cut == 0) cut = std::min(text.find(' '), text.size());
+  return fmt::format("{} (+{} chars)", text.substr(0, cut), text.size() - cut);
+}
+
+// "rank 1", "DataLoader worker of rank 0", "launcher": what the process was
+// to the job.
+std::string role_text(const facts::ProcessRole& role) {
+  std::string name = role.role == "dataloader-worker" ? "DataLoader worker" : role.role == "compile-worker" ? "compile worker" : role.role;
+  if (!role.rank) return name;
+  if (role.role == "rank") return fmt::format("rank {}", *role.rank);
+  return fmt::format("{} of rank {}", name, *role.rank);
+}
+
+bool abnormal(const evidence::ProcessEvidence& p) {
+  if (!p.death) return false;
+  const auto& status = p.death->status;
+  return !status || status->signal || status->exit_code.value_or(0) != 0;
 }
 
 std::string headline(const RunEvidence& run) {
@@ -34,11 +60,13 @@ std::string headline(const RunEvidence& run) {
 
 // Abnormal deaths one per line (they are what the user came for); normal
 // exits counted.
-void append_deaths(std::string& out, const RunEvidence& run) {
+void append_deaths(std::string& out, const RunEvidence& run, const TextStyle& style) {
+  const auto roles = facts::process_roles(run);
   std::map<std::string, int> normal;
   std::vector<std::string> abnormal;
   int running = 0;
-  for (const auto& p : run.processes) {
+  for (std::size_t i = 0; i < run.processes.size(); ++i) {
+    const auto& p = run.processes[i];
     if (!p.death) {
       ++running;
       continue;
@@ -50,7 +78,14 @@ void append_deaths(std::string& out, const RunEvidence& run) {
     }
     std::string how = status ? status->describe() : "ended, status unknown (" + status.missing().detail + ")";
     double at = p.death->time - run.started.time;
-    abnormal.push_back(fmt::format("    pid {:<7} {:<28} at +{:<9} {}", p.pid, how, format_duration(at), command_of(p)));
+    // The command on lines of its own, up to two of the width: at 80
+    // columns a command beside the status would keep a few characters.
+    std::string line = fmt::format("    pid {:<7} {:<20} {:<24} at +{}\n", p.pid, i < roles.size() ? role_text(roles[i]) : "", how, format_duration(at));
+    constexpr std::string_view kCommandIndent = "      ";
+    const std::size_t room = 2 * (style.width > kCommandIndent.size() + 20 ? style.width - kCommandIndent.size() : 20);
+    line += wrap(command_of(p, room), style.width, kCommandIndent, kCommandIndent);
+    line.pop_back();
+    abnormal.push_back(line);
   }
   // The short-lived helpers counted per command, not kept one by one.
   std::uint64_t summarised = 0;
@@ -194,20 +229,44 @@ std::string write_failure_line(const RunEvidence& run) {
   return "";
 }
 
+// "exited with code 1 after 6.5 s; first to die: pid 9758 (rank 0), killed
+// by SIGKILL at +6.2 s": the job's end and the death that matters.
+std::string compact_headline(const RunEvidence& run, std::optional<std::size_t> incident) {
+  std::string out = headline(run);
+  const auto roles = facts::process_roles(run);
+  std::optional<std::size_t> first;
+  if (incident && *incident < run.processes.size() && abnormal(run.processes[*incident])) first = incident;
+  for (std::size_t i = 0; i < run.processes.size() && !incident; ++i) {
+    if (!abnormal(run.processes[i])) continue;
+    if (!first || run.processes[i].death->time < run.processes[*first].death->time) first = i;
+  }
+  if (!first) return out;
+  const auto& p = run.processes[*first];
+  if (p.pid == run.started.job_pid) return out;  // the job's own process: the headline said it
+  const auto& status = p.death->status;
+  out += fmt::format("; first to die: pid {}{}, {} at +{}", p.pid, *first < roles.size() ? " (" + role_text(roles[*first]) + ")" : "",
+                     status ? status->describe() : "status unknown", format_duration(p.death->time - run.started.time));
+  return out;
+}
+
 }  // namespace
 
-std::string render_run_summary(const RunEvidence& run, const std::string& run_path) {
-  std::string out = fmt::format("ftdiag: {}\n", headline(run));
-  append_deaths(out, run);
-  append_memory(out, run);
-  append_stacks(out, run);
+std::string render_run_summary(const RunEvidence& run, const std::string& run_path, const TextStyle& style,
+                               std::optional<std::size_t> incident) {
+  std::string out = wrap(fmt::format("ftdiag: {}", style.verbose ? headline(run) : compact_headline(run, incident)), style.width, "", "  ");
+  if (style.verbose) {
+    append_deaths(out, run, style);
+    append_memory(out, run);
+  }
+  out += render_memory_timeline(run, style, "  ", incident);
+  append_stacks(out, run, style);
   if (auto incomplete = write_failure_line(run); !incomplete.empty()) {
     out += incomplete;
   } else if (!run.ended) {
     out += "  the record ends early: ftdiag itself was killed, or the job still runs\n";
   }
-  for (const auto& problem : run.journal_problems) out += fmt::format("  note: {}\n", problem);
-  out += fmt::format("  record: {}  (ftdiag analyze {})\n", run_path, run_path);
+  for (const auto& problem : run.journal_problems) out += wrap("note: " + problem, style.width, "  ", "    ");
+  out += wrap(fmt::format("record: {}", run_path), style.width, "  ", "    ");
   return out;
 }
 

@@ -8,10 +8,12 @@
 #include <string>
 
 #include "evidence/document.h"
+#include "report/text_layout.h"
 
 namespace ftdiag::report {
 
-// Appends nothing when the run has no crash and no gasp.
-void append_stacks(std::string& out, const evidence::RunEvidence& run);
+// Appends nothing when the run has no crash and no gasp; the gasp's stacks
+// only with style.verbose (the verdict names the code it caught).
+void append_stacks(std::string& out, const evidence::RunEvidence& run, const TextStyle& style);
 
 }  // namespace ftdiag::report

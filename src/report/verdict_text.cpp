@@ -1,26 +1,28 @@
 #include "report/verdict_text.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "report/checks_text.h"
+#include "rules/causes.h"
 
 namespace ftdiag::report {
 
 namespace {
 
+constexpr std::string_view kIndent = "  ";
+constexpr std::size_t kCompactRemedies = 2;
+constexpr std::size_t kCompactSupport = 2;
+
 std::string confidence_text(double c) { return fmt::format("{:.0f}%", c * 100); }
 
-void append_finding_details(std::string& out, const rules::Finding& f) {
-  if (!f.evidence.empty()) {
-    out += "  evidence:\n";
-    for (const auto& c : f.evidence) out += fmt::format("    {} = {}{}\n", c.fact, c.display, c.pointer.empty() ? "" : "   [" + c.pointer + "]");
+// The finding the verdict came from, when the rules gave one.
+const rules::Finding* verdict_finding(const rules::Judgement& judgement) {
+  for (const auto& f : judgement.findings) {
+    if (f.rule == judgement.verdict.rule && !f.rule.empty()) return &f;
   }
-  for (const auto& s : f.supporting) out += fmt::format("  + {}\n", s.says);
-  for (const auto& s : f.contradicting) out += fmt::format("  - against: {}\n", s.says);
-  if (!f.remediation.empty()) {
-    out += "  what to do:\n";
-    for (std::size_t i = 0; i < f.remediation.size(); ++i) out += fmt::format("    {}. {}\n", i + 1, f.remediation[i]);
-  }
+  return nullptr;
 }
 
 // The causes an entry of evidence would decide, named up to a few.
@@ -33,50 +35,116 @@ std::string causes_text(const std::vector<std::string>& causes) {
 }
 
 // What would decide an unknown verdict (or make a likely one sure), in words,
-// with how to get it.
-void append_needed_evidence(std::string& out, const rules::Verdict& v) {
+// with how to get it. Compact: for a likely verdict, the first need only.
+void append_needed_evidence(std::string& out, const rules::Verdict& v, const TextStyle& style) {
   if (v.needed.empty()) return;
-  out += v.cause == "unknown" ? "  what would decide it:\n" : "  what would make it sure:\n";
-  for (std::size_t i = 0; i < v.needed.size(); ++i) {
+  out += toned(style, Tone::strong, v.cause == rules::kUnknownCause ? "  what would decide it:" : "  what would make it sure:") + "\n";
+  const std::size_t shown = style.verbose || v.cause == rules::kUnknownCause ? v.needed.size() : 1;
+  for (std::size_t i = 0; i < std::min(shown, v.needed.size()); ++i) {
     const auto& need = v.needed[i];
-    out += fmt::format("    {}. {}\n", i + 1, need.what);
-    out += fmt::format("       it would decide between: {}\n", causes_text(need.causes));
-    for (const auto& step : need.how) out += fmt::format("       - {}\n", step);
+    out += wrap(need.what, style.width, fmt::format("    {}. ", i + 1), "       ");
+    if (style.verbose) out += wrap("it would decide between: " + causes_text(need.causes), style.width, "       ", "         ");
+    for (const auto& step : need.how) out += wrap(step, style.width, "       - ", "         ");
   }
-  out += "  (the facts the rules missed: ftdiag analyze --facts, or verdict.missing_facts in --format json)\n";
+  if (style.verbose) {
+    out += wrap("(the facts the rules missed: ftdiag analyze --facts, or verdict.missing_facts in --format json)", style.width, kIndent, kIndent);
+  }
+}
+
+void append_evidence_sources(std::string& out, const rules::Finding& f, const TextStyle& style) {
+  if (f.evidence.empty()) return;
+  out += "  evidence:\n";
+  for (const auto& c : f.evidence) {
+    out += wrap(fmt::format("{} = {}{}", c.fact, c.display, c.pointer.empty() ? "" : "   [" + c.pointer + "]"), style.width, "    ", "      ");
+  }
+}
+
+void append_reasons(std::string& out, const rules::Finding& f, const TextStyle& style) {
+  const std::size_t shown = style.verbose ? f.supporting.size() : std::min(f.supporting.size(), kCompactSupport);
+  for (std::size_t i = 0; i < shown; ++i) out += wrap(f.supporting[i].says, style.width, "  + ", "    ");
+  if (!style.verbose) return;
+  for (const auto& s : f.contradicting) out += wrap("against: " + s.says, style.width, "  - ", "    ");
+}
+
+void append_remediation(std::string& out, const rules::Finding& f, const TextStyle& style) {
+  if (f.remediation.empty()) return;
+  out += toned(style, Tone::strong, "  what to do:") + "\n";
+  const std::size_t shown = style.verbose ? f.remediation.size() : std::min(f.remediation.size(), kCompactRemedies);
+  for (std::size_t i = 0; i < shown; ++i) out += wrap(f.remediation[i], style.width, fmt::format("    {}. ", i + 1), "       ");
+  if (shown < f.remediation.size()) {
+    out += toned(style, Tone::quiet, fmt::format("    ({} more in --verbose)", f.remediation.size() - shown)) + "\n";
+  }
+}
+
+std::string lower_first(std::string text) {
+  // "The job ..." reads on after "ftdiag verdict: "; "CPU offload ..." keeps its capitals.
+  if (text.size() > 1 && std::isupper(static_cast<unsigned char>(text[0])) && std::islower(static_cast<unsigned char>(text[1]))) {
+    text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+  }
+  return text;
 }
 
 }  // namespace
 
-std::string render_verdict(const rules::Judgement& judgement) {
+std::string verdict_headline(const rules::Verdict& v) {
+  if (v.ended_normally) return "The job ended normally";
+  const auto* spec = rules::find_cause(v.cause);
+  std::string text = spec ? std::string(spec->headline) : v.cause;
+  if (v.scope) {
+    const auto where = rules::scope_words(*v.scope);
+    if (!where.empty() && !(v.cause == "container-oom" && *v.scope == "cgroup")) text += fmt::format(" ({})", where);
+  }
+  return text;
+}
+
+std::string render_verdict(const rules::Judgement& judgement, const TextStyle& style) {
   const auto& v = judgement.verdict;
   std::string out;
+  const std::string head = "ftdiag verdict: ";
   if (v.ended_normally) {
     // Nothing failed: no cause to name, and nothing to ask for.
-    out += fmt::format("ftdiag verdict: the job ended normally\n  {}\n", v.summary);
-    for (const auto& note : v.notes) out += fmt::format("  note: {}\n", note);
-  } else if (v.cause == "unknown") {
-    out += fmt::format("ftdiag verdict: unknown\n  {}\n", v.summary);
-    for (const auto& note : v.notes) out += fmt::format("  note: {}\n", note);
-    append_needed_evidence(out, v);
-  } else {
-    out += fmt::format("ftdiag verdict: {}{} (confidence {})\n  {}\n", v.cause,
-                       v.scope ? fmt::format(", scope {}", *v.scope) : "", confidence_text(v.confidence), v.summary);
-    if (!judgement.findings.empty() && judgement.findings.front().rule == v.rule) {
-      append_finding_details(out, judgement.findings.front());
-    }
-    append_needed_evidence(out, v);
+    out += wrap(head + toned(style, Tone::good, lower_first(verdict_headline(v))), style.width, "", kIndent);
+    out += wrap(v.summary, style.width, kIndent, kIndent);
+    for (const auto& note : v.notes) out += wrap("note: " + note, style.width, kIndent, "    ");
+    return out;
   }
-  for (const auto& f : judgement.findings) {
-    if (f.rule == v.rule) continue;
-    if (f.consequence_of) {
-      out += fmt::format("  then: {} — a consequence ({})\n", f.summary, f.rule);
-    } else {
-      out += fmt::format("  also considered: {} ({}, confidence {}{}): {}\n", f.cause, f.rule, confidence_text(f.confidence),
-                         f.refined_by ? fmt::format(", refined by {}", *f.refined_by) : "", f.summary);
+  out += wrap(toned(style, Tone::strong, head) + toned(style, Tone::bad, lower_first(verdict_headline(v))), style.width, "", kIndent);
+  if (v.cause == rules::kUnknownCause) {
+    out += wrap(v.summary, style.width, kIndent, kIndent);
+    for (const auto& note : v.notes) out += wrap("note: " + note, style.width, kIndent, "    ");
+    append_needed_evidence(out, v, style);
+    return out;
+  }
+  out += toned(style, Tone::quiet, fmt::format("  {}{}, confidence {}", v.cause, v.scope ? fmt::format(", scope {}", *v.scope) : "",
+                                               confidence_text(v.confidence))) +
+         "\n";
+  out += wrap(v.summary, style.width, kIndent, kIndent);
+  if (const auto* finding = verdict_finding(judgement)) {
+    if (style.verbose) append_evidence_sources(out, *finding, style);
+    append_reasons(out, *finding, style);
+    append_remediation(out, *finding, style);
+  }
+  append_needed_evidence(out, v, style);
+  return out;
+}
+
+std::string render_verdict_context(const rules::Judgement& judgement, const TextStyle& style) {
+  const auto& v = judgement.verdict;
+  std::string out;
+  if (style.verbose) {
+    for (const auto& f : judgement.findings) {
+      if (f.rule == v.rule) continue;
+      if (f.consequence_of) {
+        out += wrap(fmt::format("then: {} (a consequence: {})", f.summary, f.rule), style.width, kIndent, "    ");
+      } else if (f.cause != v.cause) {
+        // The verdict's own cause, found by a weaker rule too, is not another cause.
+        out += wrap(fmt::format("also considered: {} ({}, confidence {}{}): {}", f.cause, f.rule, confidence_text(f.confidence),
+                                f.refined_by ? fmt::format(", refined by {}", *f.refined_by) : "", f.summary),
+                    style.width, kIndent, "    ");
+      }
     }
   }
-  out += render_environment_risks(judgement.checks);
+  out += render_environment_risks(judgement.checks, style);
   return out;
 }
 

@@ -1,13 +1,25 @@
-// The verdict for a terminal: the cause, the numbers, the evidence for and
-// against, and what to do.
+// The verdict for a terminal: what happened in a sentence, then the cause's
+// id and confidence, the numbers, what to do and what could not be checked.
+// With style.verbose: the evidence with where each fact came from, every
+// supporting and contradicting item, and the other causes considered.
 #pragma once
 
 #include <string>
 
+#include "report/text_layout.h"
 #include "rules/engine.h"
 
 namespace ftdiag::report {
 
-std::string render_verdict(const rules::Judgement& judgement);
+// The headline and the lines under it, wrapped to style.width.
+std::string render_verdict(const rules::Judgement& judgement, const TextStyle& style);
+
+// The tail of the verdict: the other causes considered and the consequences
+// (verbose), and the risks of the job's environment.
+std::string render_verdict_context(const rules::Judgement& judgement, const TextStyle& style);
+
+// "The job ran out of host memory while saving a checkpoint, at the memory
+// limit of its container or allocation": the cause in words.
+std::string verdict_headline(const rules::Verdict& verdict);
 
 }  // namespace ftdiag::report

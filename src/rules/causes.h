@@ -10,6 +10,7 @@ struct CauseSpec {
   std::string_view id;
   std::string_view meaning;
   bool is_oom;  // OOM causes carry a scope: node, cgroup or userspace
+  std::string_view headline;  // what happened, in a sentence for a tired reader
 };
 
 std::span<const CauseSpec> cause_catalogue();
@@ -19,5 +20,8 @@ inline constexpr std::string_view kUnknownCause = "unknown";
 
 // The scopes an OOM verdict may carry.
 bool is_valid_scope(std::string_view scope);
+
+// Where an OOM's memory ran out, in words: "the node's RAM", ...
+std::string_view scope_words(std::string_view scope);
 
 }  // namespace ftdiag::rules

@@ -66,7 +66,11 @@ std::optional<Finding> apply(const Rule& rule, const facts::FactSet& facts, std:
   }
   f.summary = render_template(rule.summary, facts);
   f.evidence = cite(trace.used, facts);
-  for (const auto& step : rule.remediation) f.remediation.push_back(render_template(step, facts));
+  for (std::size_t i = 0; i < rule.remediation.size(); ++i) {
+    const auto unless = rule.remediation_unless.find(i);
+    if (unless != rule.remediation_unless.end() && evaluate(unless->second, facts) == Truth::yes) continue;
+    f.remediation.push_back(render_template(rule.remediation[i], facts));
+  }
   f.references = rule.references;
   return f;
 }

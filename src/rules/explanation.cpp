@@ -58,9 +58,14 @@ std::string inline_text(std::string value) {
     out += c;
   }
   if (out.size() > kLongest) {
-    std::size_t cut = kLongest;
-    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
-    out = out.substr(0, cut) + "…";
+    // Cut between words when a space is near, so that no identifier (a pid,
+    // a function, a path) is left half-written; else not inside a UTF-8 character.
+    std::size_t cut = out.rfind(' ', kLongest);
+    if (cut == std::string::npos || cut < kLongest / 2) {
+      cut = kLongest;
+      while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+    }
+    out = out.substr(0, cut) + " …";
   }
   return out;
 }

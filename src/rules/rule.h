@@ -1,6 +1,7 @@
 // A rule, as loaded from rules/*.json (docs/rules.md explains the format).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,6 +57,9 @@ struct Rule {
   std::vector<ScopeChoice> scope;  // the first choice that holds; OOM causes only
   std::string summary;             // template
   std::vector<std::string> remediation;  // templates
+  // Steps that do not fit some jobs: step i is left out when its condition
+  // holds (advice on ZeRO stages for a job without DeepSpeed).
+  std::map<std::size_t, Condition> remediation_unless;
   std::vector<std::string> references;
   // Rules this one is a more specific explanation of (the same death, more
   // evidence): when both fire and this one reaches the verdict threshold, it

@@ -191,12 +191,20 @@ std::optional<Rule> RuleFileParser::rule(const json& j, const std::string& at) {
     error(at + (j.contains("remediation") ? "/remediation" : ""), "\"remediation\" is a non-empty array of steps");
   } else {
     for (std::size_t i = 0; i < j["remediation"].size(); ++i) {
-      const auto& step = j["remediation"][i];
+      const auto& item = j["remediation"][i];
+      const std::string step_at = fmt::format("{}/remediation/{}", at, i);
+      // A step is a text, or {"step": TEXT, "unless": CONDITION} for advice
+      // that does not fit every job.
+      const bool conditional = item.is_object() && item.contains("step") && item.contains("unless") && item.size() == 2;
+      const auto& step = conditional ? item["step"] : item;
       if (!step.is_string()) {
-        error(fmt::format("{}/remediation/{}", at, i), "a remediation step is a string");
+        error(step_at, "a remediation step is a string, or {\"step\": TEXT, \"unless\": CONDITION}");
         continue;
       }
-      check_template(step.get<std::string>(), fmt::format("{}/remediation/{}", at, i));
+      check_template(step.get<std::string>(), step_at);
+      if (conditional) {
+        if (auto c = condition(item["unless"], step_at + "/unless")) r.remediation_unless.emplace(r.remediation.size(), std::move(*c));
+      }
       r.remediation.push_back(step.get<std::string>());
     }
   }

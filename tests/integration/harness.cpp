@@ -504,4 +504,17 @@ bool pid_namespaces_available() {
   return run(Launch{{"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "/bin/true"}}, 10).exited_with(0);
 }
 
+std::string joined(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\n') {
+      out += text[i];
+      continue;
+    }
+    while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
+    if (i + 1 < text.size()) out += ' ';
+  }
+  return out;
+}
+
 }  // namespace ftdiag::itest

@@ -158,6 +158,11 @@ json* find_process(json& run, int pid);
 int count_processes(const json& run, int pid);
 bool has_witness(const json& death, std::string_view witness);
 
+// The text with its wrapped lines joined: each line break and the
+// indentation after it become one space, so that a check finds a phrase
+// wherever the report wrapped it to the terminal's width.
+std::string joined(std::string_view text);
+
 // Run folders in a job directory, sorted.
 std::vector<fs::path> run_folders(const fs::path& job_dir);
 std::string read_text(const fs::path& file);

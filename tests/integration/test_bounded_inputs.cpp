@@ -231,8 +231,8 @@ TEST_CASE("bounded inputs: a core with an 8 GiB sparse note segment is refused a
                      20);
   CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
   REQUIRE_MESSAGE(outcome.exited_with(0), outcome.describe());
-  CHECK_MESSAGE(outcome.out.find("the core file " + core.string() + " could not be used") != std::string::npos, outcome.out);
-  CHECK_MESSAGE(outcome.out.find("a note segment (PT_NOTE) of 8589934592 bytes, over the 256 MiB") != std::string::npos,
+  CHECK_MESSAGE(joined(outcome.out).find("the core file " + core.string() + " could not be used") != std::string::npos, outcome.out);
+  CHECK_MESSAGE(joined(outcome.out).find("a note segment (PT_NOTE) of 8589934592 bytes, over the 256 MiB") != std::string::npos,
                 outcome.out);
 }
 

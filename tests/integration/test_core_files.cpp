@@ -257,8 +257,8 @@ TEST_CASE("core files: a --core that is not a core is said in the text report, n
   write_text(tmp / "core.1234", "not a core at all\n");
   auto outcome = run(Launch{{ftdiag_binary().string(), "analyze", (tmp / "train.log").string(), "--core", (tmp / "core.1234").string()}}, 60);
   REQUIRE_MESSAGE(outcome.exited_with(0), outcome.describe());
-  CHECK_MESSAGE(outcome.out.find("the core file " + (tmp / "core.1234").string() + " could not be used") != std::string::npos, outcome.out);
-  CHECK(outcome.out.find("not an ELF file") != std::string::npos);
+  CHECK_MESSAGE(joined(outcome.out).find("the core file " + (tmp / "core.1234").string() + " could not be used") != std::string::npos, outcome.out);
+  CHECK(joined(outcome.out).find("not an ELF file") != std::string::npos);
 }
 
 TEST_CASE("core files: a program replaced on disk since the crash is not named from the new file") {

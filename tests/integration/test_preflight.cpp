@@ -322,7 +322,7 @@ TEST_CASE("preflight: a crash of the seed job under ftdiag run is explained by t
   const auto outcome = run(launch, 90);
   REQUIRE_MESSAGE(outcome.killed_by(SIGSEGV), outcome.describe());
   INFO("ftdiag said: ", outcome.err);
-  CHECK(output_contains(outcome.err, "ftdiag verdict: cuda-driver-mismatch"));
+  CHECK(output_contains(outcome.err, "\n  cuda-driver-mismatch, confidence"));
   CHECK(output_contains(outcome.err, "whl/cu121"));
 
   auto analysis = analyze(tmp / "job");
@@ -359,7 +359,7 @@ TEST_CASE("preflight: ftdiag run samples GPU memory per device and per process o
       "import os, time\n"
       "open(os.environ['FAKE_GPU_PROCESSES_FILE'], 'w').write('%d:3221225472' % os.getpid())\n"
       "time.sleep(4.5)\n";
-  Launch launch{{ftdiag_binary().string(), "run", "--job-dir", (tmp / "job").string(), "--", kDebianPython, "-c", job}};
+  Launch launch{{ftdiag_binary().string(), "run", "--verbose", "--job-dir", (tmp / "job").string(), "--", kDebianPython, "-c", job}};
   launch.env = seed_node({{"FAKE_GPU_PROCESSES_FILE", processes_file.string()}, {"FAKE_GPU_MEMORY_USED", "4294967296"}});
   const auto outcome = run(launch, 90);
   REQUIRE_MESSAGE(outcome.exited_with(0), outcome.describe());

@@ -74,9 +74,10 @@ TEST_CASE("redaction: a token and URL credentials in the job's argv are in no fi
   TempDir tmp;
   const std::string token = "hf_" + std::string(34, 'Q') + "zx9";
   const fs::path job_dir = tmp / "job";
-  // Exit 3: a failed job's command line is printed in the summary.
+  // Exit 3: a failed job's command line is printed in the verbose summary.
   auto argv = ftdiag_run(job_dir, {"/bin/sh", "-c", "exit 3", "sh", "--hub_token", token,
-                                   "--push_to=https://alice:s3cretPass@example.invalid/repo"});
+                                   "--push_to=https://alice:s3cretPass@example.invalid/repo"},
+                         {"--verbose"});
   // Without --quiet, so that the end-of-run summary is printed.
   std::erase(argv, std::string("--quiet"));
   Launch launch{argv};

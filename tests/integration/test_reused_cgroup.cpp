@@ -47,7 +47,7 @@ void earlier_job_killed_by_oom(const MemoryCgroupSandbox& cgroup) {
 
 struct SmallJob {
   json run;
-  std::string text;  // `ftdiag analyze` as a user reads it
+  std::string text;  // `ftdiag analyze --verbose` as a user reads it
   json verdict;
 };
 
@@ -61,7 +61,7 @@ SmallJob small_job_after(const MemoryCgroupSandbox& cgroup, const TempDir& tmp) 
   SmallJob job;
   job.run = only_run(analysis.document);
   job.verdict = analysis.report["verdict"];
-  auto text = run(Launch{{ftdiag_binary().string(), "analyze", (tmp / "job").string()}});
+  auto text = run(Launch{{ftdiag_binary().string(), "analyze", "--verbose", (tmp / "job").string()}});
   job.text = text.out;
   return job;
 }

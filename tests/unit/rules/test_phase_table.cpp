@@ -23,14 +23,14 @@ std::string phase_of(const PhaseTable& table, std::string_view line) {
   return phase ? std::string(*phase) : "(none)";
 }
 
-std::string refusal(std::string_view text) {
+std::string phase_table_refusal(std::string_view text) {
   auto table = PhaseTable::parse(text, "phases-test.json");
   REQUIRE_FALSE(table);
   CHECK(table.missing().reason == MissingReason::unparseable);
   return table.missing().detail;
 }
 
-bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+bool phase_text_contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
 }  // namespace
 
@@ -87,8 +87,8 @@ TEST_CASE("phase table: malformed tables are refused with a message") {
   for (const auto& [text_binding, message] : cases) {
     const auto& text = text_binding;  // CAPTURE is a lambda: no structured bindings (clang 14)
     CAPTURE(text);
-    const auto why = refusal(text);
-    CHECK_MESSAGE(contains(why, message), why);
+    const auto why = phase_table_refusal(text);
+    CHECK_MESSAGE(phase_text_contains(why, message), why);
   }
 }
 
