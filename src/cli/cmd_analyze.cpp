@@ -146,7 +146,7 @@ int analyze(const AnalyzeArguments& args) {
     for (const auto& crash : host.crashes) {
       const bool named = std::find(args.cores.begin(), args.cores.end(), crash.from.file) != args.cores.end();
       if (named && crash.frames.empty() && !crash.problems.empty()) {
-        input.not_read.push_back(fmt::format("the core file {} could not be used: {}", crash.from.file, crash.problems.front()));
+        input.problems.push_back(fmt::format("the core file {} could not be used: {}", crash.from.file, crash.problems.front()));
       }
     }
   }

@@ -95,6 +95,12 @@ constexpr std::array kContexts = std::to_array<Signature>({
     {"data-preprocessing", "starmap", "multiprocessing/pool.py"},
     {"data-preprocessing", "imap", "multiprocessing/pool.py"},
     {"data-preprocessing", "imap_unordered", "multiprocessing/pool.py"},
+    // Megatron-LM's token datasets (megatron/data/ and, since core 0.4,
+    // megatron/core/datasets/indexed_dataset.py: the builder's add_item,
+    // add_document and finalize, the reader's index) and its tokenising
+    // script, tools/preprocess_data.py, which NeMo and Megatron's forks ship too.
+    {"data-preprocessing", "", "indexed_dataset.py"},
+    {"data-preprocessing", "", "tools/preprocess_data.py"},
 });
 
 // The parts of a training step, in the order they decide.

@@ -48,10 +48,13 @@ std::string render_text_report(const TextReportInput& input, const TextStyle& st
       }
     }
   }
-  for (const auto& line : input.not_read) out += wrap("not read: " + line, style.width, "  ", "    ");
+  for (const auto& line : input.problems) out += wrap(line, style.width, "  ", "    ");
+  if (style.verbose) {
+    for (const auto& line : input.not_read) out += wrap("not read: " + line, style.width, "  ", "    ");
+  }
   out += render_verdict_context(input.judgement, style);
   if (!style.verbose && !input.more_command.empty()) {
-    out += toned(style, Tone::quiet, wrap(fmt::format("the evidence and its sources, every process, the other causes considered: {}", input.more_command),
+    out += toned(style, Tone::quiet, wrap(fmt::format("more (the evidence's sources, every process, other causes): {}", input.more_command),
                                           style.width, "  ", "    "));
   }
   return out;

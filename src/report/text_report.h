@@ -24,7 +24,8 @@ struct TextReportInput {
   const evidence::EvidenceDocument& document;
   const rules::Judgement& judgement;
   std::vector<RunPlace> runs;             // in document order
-  std::vector<std::string> not_read;      // what a collector could not read, and why
+  std::vector<std::string> not_read;      // what a collector could not read, and why (--verbose)
+  std::vector<std::string> problems;      // what the user named and could not be used (always said)
   std::string more_command;               // "ftdiag analyze DIR --verbose"; empty: not said
 };
 

@@ -86,6 +86,12 @@ TEST_CASE("failure words: crashes, stacks, shared memory, links and stops") {
   CHECK(word_of("Xid 79, pid=1234, GPU has fallen off the bus.") == "gpu-hardware");
   CHECK(word_of("slurmstepd: error: *** JOB 42 CANCELLED AT 2024-05-01T10:00:00 DUE TO TIME LIMIT ***") == "stopped");
   CHECK(word_of("Your spot instance was reclaimed (interruption notice)") == "stopped");
+  // NCCL's INFO level reports its probes and goes on; its trace of a failed call is an error.
+  CHECK(word_of("c39f:4773:4907 [0] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or "
+                "directory No plugin found (libnccl-net.so), using internal implementation") == "(none)");
+  CHECK(word_of("node1:4774:4835 [1] NCCL INFO misc/socket.cc:568 -> 2") == "nccl");
+  CHECK(word_of("node1:4774:4835 [1] NCCL INFO transport/net.cc:1021 -> 7") == "(none)");
+  CHECK(word_of("Job cancelled because its time value was exceeded") == "stopped");
 }
 
 TEST_CASE("failure words: advice, links and a GPU kernel's own shared memory are not failures") {
