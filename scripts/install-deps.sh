@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs ftdiag's build and test dependencies from Debian's archive when missing.
 # Idempotent: a machine that already has them is left as it is.
+# --tests: also what only the tests use (a headless browser for the HTML report).
 set -euo pipefail
 
 packages=(
@@ -13,6 +14,10 @@ packages=(
   # A real framework for the examples and the real-job tests (CPU build).
   python3-torch
 )
+if [ "${1:-}" = "--tests" ]; then
+  # Renders the HTML report in a test: a screenshot that is not blank.
+  packages+=(chromium)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

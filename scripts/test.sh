@@ -28,7 +28,7 @@ print_phase_times() {
 # Printed however the script ends, so a failed run also says where its time went.
 trap print_phase_times EXIT
 
-timed install-deps scripts/install-deps.sh
+timed install-deps scripts/install-deps.sh --tests
 
 summary=()
 

@@ -22,6 +22,10 @@
 #include "facts/facts_json.h"
 #include "journal/job_directory.h"
 #include "report/report_json.h"
+#include "base/files_at.h"
+#include "report/anonymize.h"
+#include "report/report_html.h"
+#include "report/report_markdown.h"
 #include "report/text_report.h"
 
 namespace ftdiag::cli {
@@ -38,7 +42,25 @@ struct AnalyzeArguments {
   bool facts = false;
   Redaction redaction = Redaction::on;
   TextOptions text;
+  bool anonymize = false;
+  std::string output;  // --output FILE; empty: stdout
 };
+
+// The report where the user asked: stdout, or a file written through the
+// one safe way of creating files (base/files_at.h: no link followed, 0600).
+int deliver(const AnalyzeArguments& args, const std::string& text) {
+  if (args.output.empty()) {
+    std::cout << text;
+    return kExitOk;
+  }
+  auto written = replace_file(args.output, text);
+  if (!written) {
+    std::fprintf(stderr, "ftdiag analyze: cannot write %s: %s\n", args.output.c_str(), written.missing().detail.c_str());
+    return kExitInputUnreadable;
+  }
+  std::fprintf(stderr, "ftdiag analyze: wrote the %s report to %s\n", args.format.c_str(), args.output.c_str());
+  return kExitOk;
+}
 
 int exit_code_for(const Missing& missing) {
   return missing.reason == MissingReason::permission_denied ? kExitInputUnreadable : kExitInputNotFound;
@@ -69,6 +91,15 @@ std::string run_location(const std::vector<std::string>& paths, const evidence::
 }
 
 int analyze(const AnalyzeArguments& args) {
+  if (args.format == "html" && args.output.empty() && ::isatty(STDOUT_FILENO)) {
+    std::fprintf(stderr, "ftdiag analyze: --format html writes a file: add --output FILE (or redirect stdout)\n");
+    return kExitUsage;
+  }
+  if (args.anonymize && args.format == "json") {
+    // JSON is read by programs: names in it are kept whole, or they would not match.
+    std::fprintf(stderr, "ftdiag analyze: --anonymize is for the text, markdown and html reports, not --format json\n");
+    return kExitUsage;
+  }
   auto rules = load_rule_set(args.rule_dirs);
   if (!rules) return kExitRulesInvalid;
   for (const auto& file : args.kernel_logs) {
@@ -130,14 +161,25 @@ int analyze(const AnalyzeArguments& args) {
   }
   const auto judgement = judge_document(document.value(), rules.value(), fmt::format("{}", fmt::join(paths, " ")));
   if (args.format == "json") {
-    std::cout << report::report_to_json(document.value(), judgement).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-              << '\n';
-    return kExitOk;
+    return deliver(args, report::report_to_json(document.value(), judgement).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + '\n');
   }
-  report::TextReportInput input{.document = document.value(), .judgement = judgement};
+  std::vector<report::RunPlace> runs;
   evidence::for_each_run(document.value(), [&](const evidence::RunRef& ref, const evidence::RunEvidence& run) {
-    input.runs.push_back({ref, run_location(paths, run)});
+    runs.push_back({ref, run_location(paths, run)});
   });
+  std::vector<std::string> host_names;
+  for (const auto& host : document->hosts) host_names.push_back(host.name);
+  const auto shared = [&](std::string text) {
+    if (args.anonymize) text = report::anonymize(text, host_names);
+    return printable(text, args.redaction);
+  };
+  if (args.format == "markdown" || args.format == "html") {
+    const auto facts = document_facts(document.value(), rules.value());
+    const report::ReportInput input{.document = document.value(), .judgement = judgement, .facts = facts, .runs = runs,
+                                    .command = fmt::format("ftdiag analyze {} --format {}", fmt::join(paths, " "), args.format)};
+    return deliver(args, shared(args.format == "html" ? report::render_html(input) : report::render_markdown(input)));
+  }
+  report::TextReportInput input{.document = document.value(), .judgement = judgement, .runs = runs};
   for (const auto& collector : document->collectors) {
     if (!collector.outcome) input.not_read.push_back(fmt::format("{}: {}", collector.name, collector.outcome.missing().detail));
   }
@@ -151,9 +193,9 @@ int analyze(const AnalyzeArguments& args) {
     }
   }
   input.more_command = fmt::format("ftdiag analyze {} --verbose", fmt::join(paths, " "));
-  const std::string text = report::render_text_report(input, text_style_for(stdout, args.text));
-  std::cout << printable(text, args.redaction);
-  return kExitOk;
+  auto style = text_style_for(stdout, args.text);
+  if (!args.output.empty()) style.colour = args.text.colour == "always";  // a file is no terminal
+  return deliver(args, shared(report::render_text_report(input, style)));
 }
 
 }  // namespace
@@ -168,8 +210,17 @@ Action add_analyze_command(CLI::App& app) {
               "Examples:\n"
               "  ftdiag analyze ./outputs\n"
               "  ftdiag analyze train.log --kernel-log dmesg.txt\n"
-              "  ftdiag analyze ftdiag-runs/ --format json > report.json");
-  cmd->add_option("--format", args->format, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
+              "  ftdiag analyze ftdiag-runs/ --format json > report.json\n"
+              "  ftdiag analyze ./outputs --format markdown --anonymize -o issue.md\n"
+              "  ftdiag analyze ftdiag-runs/ --format html --output report.html");
+  cmd->add_option("--format", args->format,
+                  "Output: text, json, markdown (to paste into an issue) or html (one self-contained file with the memory timeline; "
+                  "with --output)")
+      ->check(CLI::IsMember({"text", "json", "markdown", "html"}))
+      ->type_name("FORMAT");
+  cmd->add_option("--output,-o", args->output, "Write the report to FILE instead of stdout")->type_name("FILE");
+  cmd->add_flag("--anonymize", args->anonymize,
+                "Also replace host names, user names and private paths (text, markdown, html), for a report shared in public");
   add_text_options(*cmd, args->text);
   cmd->add_option("--rules", args->rule_dirs, "A directory (or file) of extra rules; repeatable");
   cmd->add_option("--kernel-log", args->kernel_logs,

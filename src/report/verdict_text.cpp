@@ -15,16 +15,6 @@ constexpr std::string_view kIndent = "  ";
 constexpr std::size_t kCompactRemedies = 2;
 constexpr std::size_t kCompactSupport = 2;
 
-std::string confidence_text(double c) { return fmt::format("{:.0f}%", c * 100); }
-
-// The finding the verdict came from, when the rules gave one.
-const rules::Finding* verdict_finding(const rules::Judgement& judgement) {
-  for (const auto& f : judgement.findings) {
-    if (f.rule == judgement.verdict.rule && !f.rule.empty()) return &f;
-  }
-  return nullptr;
-}
-
 // The causes an entry of evidence would decide, named up to a few.
 std::string causes_text(const std::vector<std::string>& causes) {
   constexpr std::size_t kNamed = 5;
@@ -86,6 +76,15 @@ std::string lower_first(std::string text) {
 
 }  // namespace
 
+std::string confidence_percent(double confidence) { return fmt::format("{:.0f}%", confidence * 100); }
+
+const rules::Finding* verdict_finding(const rules::Judgement& judgement) {
+  for (const auto& f : judgement.findings) {
+    if (f.rule == judgement.verdict.rule && !f.rule.empty()) return &f;
+  }
+  return nullptr;
+}
+
 std::string verdict_headline(const rules::Verdict& v) {
   if (v.ended_normally) return "The job ended normally";
   const auto* spec = rules::find_cause(v.cause);
@@ -116,7 +115,7 @@ std::string render_verdict(const rules::Judgement& judgement, const TextStyle& s
     return out;
   }
   out += toned(style, Tone::quiet, fmt::format("  {}{}, confidence {}", v.cause, v.scope ? fmt::format(", scope {}", *v.scope) : "",
-                                               confidence_text(v.confidence))) +
+                                               confidence_percent(v.confidence))) +
          "\n";
   out += wrap(v.summary, style.width, kIndent, kIndent);
   if (const auto* finding = verdict_finding(judgement)) {
@@ -138,7 +137,7 @@ std::string render_verdict_context(const rules::Judgement& judgement, const Text
         out += wrap(fmt::format("then: {} (a consequence: {})", f.summary, f.rule), style.width, kIndent, "    ");
       } else if (f.cause != v.cause) {
         // The verdict's own cause, found by a weaker rule too, is not another cause.
-        out += wrap(fmt::format("also considered: {} ({}, confidence {}{}): {}", f.cause, f.rule, confidence_text(f.confidence),
+        out += wrap(fmt::format("also considered: {} ({}, confidence {}{}): {}", f.cause, f.rule, confidence_percent(f.confidence),
                                 f.refined_by ? fmt::format(", refined by {}", *f.refined_by) : "", f.summary),
                     style.width, kIndent, "    ");
       }

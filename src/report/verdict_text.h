@@ -18,6 +18,12 @@ std::string render_verdict(const rules::Judgement& judgement, const TextStyle& s
 // (verbose), and the risks of the job's environment.
 std::string render_verdict_context(const rules::Judgement& judgement, const TextStyle& style);
 
+// "95%".
+std::string confidence_percent(double confidence);
+
+// The finding the verdict came from; null for `unknown` and a job that ended well.
+const rules::Finding* verdict_finding(const rules::Judgement& judgement);
+
 // "The job ran out of host memory while saving a checkpoint, at the memory
 // limit of its container or allocation": the cause in words.
 std::string verdict_headline(const rules::Verdict& verdict);

@@ -15,33 +15,10 @@
 #include "integration/cgroup_sandbox.h"
 #include "integration/harness.h"
 #include "integration/memory_limits.h"
+#include "integration/oom_jobs.h"
 
 namespace ftdiag::itest {
 namespace {
-
-constexpr std::uint64_t kLimit = kOomTestLimit;
-
-// Whatever version this host offers; nullptr (after saying why) when none.
-std::unique_ptr<MemoryCgroupSandbox> any_memory_cgroup() {
-  auto made = MemoryCgroupSandbox::create_any(kLimit);
-  if (auto* cgroup = std::get_if<std::unique_ptr<MemoryCgroupSandbox>>(&made)) return std::move(*cgroup);
-  ftdiag::test::mark_skipped(std::get<std::string>(made));
-  return nullptr;
-}
-
-// A shell line that prints `before`, then becomes the allocator.
-std::vector<std::string> print_then_alloc(const std::string& before, const std::vector<std::string>& alloc_args) {
-  std::string script = "printf '%s\\n' \"$1\"; shift; exec \"$@\"";
-  std::vector<std::string> argv = {"/bin/sh", "-c", script, "sh", before};
-  for (const auto& a : crasher_argv("alloc", alloc_args)) argv.push_back(a);
-  return argv;
-}
-
-// ftdiag_run without --quiet: the summary and verdict go to stderr.
-std::vector<std::string> loud(std::vector<std::string> argv) {
-  std::erase(argv, std::string("--quiet"));
-  return argv;
-}
 
 json judged(const fs::path& job_dir) {
   auto analysis = analyze(job_dir);

@@ -10,6 +10,7 @@
 #include "rule_text.h"
 
 using namespace ftdiag::rules;
+using ftdiag::rules::testing::project_rules_dir;
 
 namespace {
 
