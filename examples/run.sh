@@ -3,11 +3,7 @@
 # whose checkpoint save is OOM-killed by its memory cgroup (512 MiB), under
 # `ftdiag run`, followed by `ftdiag analyze` of the record.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-
-scripts/install-deps.sh
-cmake --preset default >/dev/null
-cmake --build build/default --target ftdiag
+source "$(dirname "$0")/setup.sh"
 
 # The real PyTorch job when torch is there (Debian's python3-torch, CPU): a
 # transformer LM trained with AdamW on two ranks over gloo, whose first
@@ -28,7 +24,7 @@ rm -rf "$out" examples/output/torch-checkpoints
 echo "== ftdiag run (a job killed at its first checkpoint save; $limit cgroup limit)"
 set +e
 scripts/with-memory-limit.sh "$limit" -- \
-  build/default/ftdiag run --job-dir "$out" --interval 0.1 -- "${job[@]}"
+  "$FTDIAG" run --job-dir "$out" --interval 0.1 -- "${job[@]}"
 status=$?
 set -e
 if [ "$status" -eq 77 ]; then
@@ -38,4 +34,4 @@ fi
 echo "== the job's exit status as the shell saw it: $status"
 echo
 echo "== ftdiag analyze $out"
-build/default/ftdiag analyze "$out"
+"$FTDIAG" analyze "$out"

@@ -15,8 +15,9 @@ packages=(
   python3-torch
 )
 if [ "${1:-}" = "--tests" ]; then
-  # Renders the HTML report in a test: a screenshot that is not blank.
-  packages+=(chromium)
+  # Renders the HTML report in a test: a screenshot that is not blank; and a
+  # YAML parser for the Kubernetes recipe's syntax check.
+  packages+=(chromium python3-yaml)
 fi
 
 missing=()

@@ -60,6 +60,8 @@ run_preset() {
 }
 
 run_preset default
+# Every bundled example, as the README runs it, with the cause each shows.
+timed examples scripts/run-examples.sh
 if [ -z "${FTDIAG_SKIP_SANITIZERS:-}" ]; then
   run_preset debug
 fi

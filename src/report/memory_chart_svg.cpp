@@ -152,11 +152,13 @@ std::string memory_chart_svg(const evidence::RunEvidence& run, const facts::Fact
       node_used.emplace_back(p.time, static_cast<double>(m.node_mem_total.value()) - static_cast<double>(p.node_available.value()));
     }
   }
-  if (cgroup.size() < 2 && rss.size() < 2) return {};
   std::optional<double> limit;
   if (m.cgroup_last && m.cgroup_last.value().limit && m.cgroup_last.value().limit.value() && *m.cgroup_last.value().limit.value() > 0) {
     limit = static_cast<double>(*m.cgroup_last.value().limit.value());
   }
+  // A cgroup shared with processes outside the job, with no limit, measures them too: not drawn.
+  if (!limit && m.cgroup_last && !m.cgroup_last.value().shared_with.value_or("").empty()) cgroup.clear();
+  if (cgroup.size() < 2 && rss.size() < 2) return {};
   std::optional<double> node_ram;
   if (m.node_mem_total) node_ram = static_cast<double>(m.node_mem_total.value());
   std::optional<double> predicted;

@@ -24,7 +24,13 @@ struct Series {
 
 Series series_of(const evidence::RunEvidence& run) {
   Series s;
-  const bool cgroup = std::any_of(run.timeline.begin(), run.timeline.end(), [](const auto& p) { return static_cast<bool>(p.cgroup_usage); });
+  // A cgroup is the job's memory when it limits the job or holds the job
+  // alone; one shared with processes outside the job, with no limit, is not.
+  const auto& last = run.memory.cgroup_last;
+  const bool limited = last && last.value().limit && last.value().limit.value() && *last.value().limit.value() > 0;
+  const bool shared = last && !last.value().shared_with.value_or("").empty();
+  const bool cgroup = (limited || !shared) &&
+                      std::any_of(run.timeline.begin(), run.timeline.end(), [](const auto& p) { return static_cast<bool>(p.cgroup_usage); });
   for (const auto& p : run.timeline) {
     const auto& value = cgroup ? p.cgroup_usage : p.job_rss;
     if (value) s.points.emplace_back(p.time, value.value());
