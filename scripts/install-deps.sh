@@ -17,7 +17,8 @@ packages=(
 if [ "${1:-}" = "--tests" ]; then
   # Renders the HTML report in a test: a screenshot that is not blank; and a
   # YAML parser for the Kubernetes recipe's syntax check.
-  packages+=(chromium python3-yaml)
+  # debootstrap: a fresh Debian root to install the .deb into (scripts/test-deb.sh).
+  packages+=(chromium python3-yaml debootstrap)
 fi
 
 missing=()

@@ -62,6 +62,10 @@ run_preset() {
 run_preset default
 # Every bundled example, as the README runs it, with the cause each shows.
 timed examples scripts/run-examples.sh
+# The .deb, installed with apt into a fresh Debian 12 root, diagnoses the example.
+status=0
+timed package scripts/test-deb.sh || status=$?
+[ "$status" -eq 0 ] || [ "$status" -eq 77 ] || exit "$status"
 if [ -z "${FTDIAG_SKIP_SANITIZERS:-}" ]; then
   run_preset debug
 fi
