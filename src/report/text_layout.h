@@ -15,6 +15,7 @@ struct TextStyle {
   bool colour = false;   // ANSI bold and colours (a terminal, and NO_COLOR unset)
   bool unicode = true;   // the sparkline's blocks and the death's mark; ASCII otherwise
   bool verbose = false;  // the evidence with its sources, every process, other causes considered
+  std::size_t rows = 24;  // a screen: the compact verdict, its proof and its fix fit in it
 };
 
 // The columns a string takes: UTF-8 characters, less ANSI escapes.

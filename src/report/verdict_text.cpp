@@ -1,6 +1,7 @@
 #include "report/verdict_text.h"
 
 #include <algorithm>
+#include <array>
 
 #include <fmt/format.h>
 
@@ -12,8 +13,6 @@ namespace ftdiag::report {
 namespace {
 
 constexpr std::string_view kIndent = "  ";
-constexpr std::size_t kCompactRemedies = 2;
-constexpr std::size_t kCompactSupport = 2;
 
 // The causes an entry of evidence would decide, named up to a few.
 std::string causes_text(const std::vector<std::string>& causes) {
@@ -24,16 +23,27 @@ std::string causes_text(const std::vector<std::string>& causes) {
   return text;
 }
 
+// How much of a compact verdict is shown; the first layout that fits the
+// screen wins (render_verdict).
+struct Shown {
+  std::size_t reasons = 2;
+  std::size_t remedies = 2;
+  std::size_t needs = 1;        // a likely verdict's needs (an unknown's are all shown)
+  bool need_steps = true;       // with how to get each
+};
+
 // What would decide an unknown verdict (or make a likely one sure), in words,
-// with how to get it. Compact: for a likely verdict, the first need only.
-void append_needed_evidence(std::string& out, const rules::Verdict& v, const TextStyle& style) {
+// with how to get it.
+void append_needed_evidence(std::string& out, const rules::Verdict& v, const TextStyle& style, const Shown& shown_parts = {}) {
   if (v.needed.empty()) return;
+  const std::size_t shown = style.verbose || v.cause == rules::kUnknownCause ? v.needed.size() : shown_parts.needs;
+  if (shown == 0) return;
   out += toned(style, Tone::strong, v.cause == rules::kUnknownCause ? "  what would decide it:" : "  what would make it sure:") + "\n";
-  const std::size_t shown = style.verbose || v.cause == rules::kUnknownCause ? v.needed.size() : 1;
   for (std::size_t i = 0; i < std::min(shown, v.needed.size()); ++i) {
     const auto& need = v.needed[i];
     out += wrap(need.what, style.width, fmt::format("    {}. ", i + 1), "       ");
     if (style.verbose) out += wrap("it would decide between: " + causes_text(need.causes), style.width, "       ", "         ");
+    if (!style.verbose && !shown_parts.need_steps) continue;
     for (const auto& step : need.how) out += wrap(step, style.width, "       - ", "         ");
   }
   if (style.verbose) {
@@ -49,17 +59,17 @@ void append_evidence_sources(std::string& out, const rules::Finding& f, const Te
   }
 }
 
-void append_reasons(std::string& out, const rules::Finding& f, const TextStyle& style) {
-  const std::size_t shown = style.verbose ? f.supporting.size() : std::min(f.supporting.size(), kCompactSupport);
+void append_reasons(std::string& out, const rules::Finding& f, const TextStyle& style, std::size_t compact_count) {
+  const std::size_t shown = style.verbose ? f.supporting.size() : std::min(f.supporting.size(), compact_count);
   for (std::size_t i = 0; i < shown; ++i) out += wrap(f.supporting[i].says, style.width, "  + ", "    ");
   if (!style.verbose) return;
   for (const auto& s : f.contradicting) out += wrap("against: " + s.says, style.width, "  - ", "    ");
 }
 
-void append_remediation(std::string& out, const rules::Finding& f, const TextStyle& style) {
+void append_remediation(std::string& out, const rules::Finding& f, const TextStyle& style, std::size_t compact_count) {
   if (f.remediation.empty()) return;
   out += toned(style, Tone::strong, "  what to do:") + "\n";
-  const std::size_t shown = style.verbose ? f.remediation.size() : std::min(f.remediation.size(), kCompactRemedies);
+  const std::size_t shown = style.verbose ? f.remediation.size() : std::min(f.remediation.size(), compact_count);
   for (std::size_t i = 0; i < shown; ++i) out += wrap(f.remediation[i], style.width, fmt::format("    {}. ", i + 1), "       ");
   if (shown < f.remediation.size()) {
     out += toned(style, Tone::quiet, fmt::format("    ({} more in --verbose)", f.remediation.size() - shown)) + "\n";
@@ -118,13 +128,30 @@ std::string render_verdict(const rules::Judgement& judgement, const TextStyle& s
                                                confidence_percent(v.confidence))) +
          "\n";
   out += wrap(v.summary, style.width, kIndent, kIndent);
-  if (const auto* finding = verdict_finding(judgement)) {
-    if (style.verbose) append_evidence_sources(out, *finding, style);
-    append_reasons(out, *finding, style);
-    append_remediation(out, *finding, style);
+  const auto* finding = verdict_finding(judgement);
+  const auto rest = [&](const Shown& shown) {
+    std::string text;
+    if (finding) {
+      if (style.verbose) append_evidence_sources(text, *finding, style);
+      append_reasons(text, *finding, style, shown.reasons);
+      append_remediation(text, *finding, style, shown.remedies);
+    }
+    append_needed_evidence(text, v, style, shown);
+    return text;
+  };
+  if (style.verbose || style.rows == 0) return out + rest({});
+  // The first of these layouts that fits the screen: the fix and the
+  // verdict's numbers stay; the second reason goes first, then the second
+  // fix, then how to get what would make it sure.
+  static constexpr std::array<Shown, 7> kLayouts = {{{2, 2, 1, true}, {1, 2, 1, true}, {1, 1, 1, true}, {0, 1, 1, true},
+                                                      {0, 1, 1, false}, {0, 1, 0, false}, {0, 0, 0, false}}};
+  const auto rows = [](const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); };
+  std::string chosen;
+  for (const auto& layout : kLayouts) {
+    chosen = rest(layout);
+    if (rows(out) + rows(chosen) <= style.rows) break;
   }
-  append_needed_evidence(out, v, style);
-  return out;
+  return out + chosen;
 }
 
 std::string render_verdict_context(const rules::Judgement& judgement, const TextStyle& style) {

@@ -11,6 +11,7 @@
 #include "skip.h"
 #include "integration/cgroup_sandbox.h"
 #include "integration/harness.h"
+#include "integration/report_checks.h"
 
 namespace ftdiag::itest {
 namespace {
@@ -81,6 +82,8 @@ TEST_CASE("real torch: a ZeRO-2-like save gathering full CPU copies on every ran
     }
     CHECK_MESSAGE(from_kernel, "no kernel-generated SIGKILL to a killed rank: ", run_json["signals"].dump());
   }
+  // Reported as well as judged: the terminal, Markdown and HTML of this real crash.
+  check_every_report(tmp / "job", verdict["cause"].get<std::string>(), tmp.path());
 }
 
 TEST_CASE("real torch: a ZeRO-2 save of a frozen base under torchrun is killed as the memory model predicts, and the verdict says both") {
@@ -148,6 +151,8 @@ TEST_CASE("real torch: a ZeRO-2 save of a frozen base under torchrun is killed a
           error * 100, "% (held as the save began: ", facts["memory.before_phase_at_death_bytes"].get<double>() / (1 << 20), " MiB)");
   CHECK(predicted >= 0.95 * static_cast<double>(kLimit));
   CHECK(predicted <= 1.5 * static_cast<double>(kLimit));
+  // Reported as well as judged: the terminal, Markdown and HTML of this real crash.
+  check_every_report(tmp / "job", verdict["cause"].get<std::string>(), tmp.path());
 }
 
 TEST_CASE("real torch: DataLoader workers with a 64 MiB /dev/shm die of SIGBUS: shm-exhausted") {
@@ -178,6 +183,8 @@ TEST_CASE("real torch: DataLoader workers with a 64 MiB /dev/shm die of SIGBUS: 
     if (p["death"].is_object() && p["death"]["status"]["signal"] == SIGBUS) worker_bus_error = true;
   }
   CHECK(worker_bus_error);
+  // Reported as well as judged: the terminal, Markdown and HTML of this real crash.
+  check_every_report(tmp / "job", verdict["cause"].get<std::string>(), tmp.path());
 }
 
 }  // namespace ftdiag::itest

@@ -19,6 +19,7 @@
 #include "skip.h"
 #include "integration/cgroup_sandbox.h"
 #include "integration/harness.h"
+#include "integration/report_checks.h"
 
 namespace ftdiag::itest {
 namespace {
@@ -173,6 +174,8 @@ TEST_CASE("real torch scenarios: every rank loading a full checkpoint is host-oo
   // framework's own word for the phase, which outranks the progress bar.
   CHECK(verdict["summary"].get<std::string>().find("torch.load began (the Python probe's marker, pid ") != std::string::npos);
   CHECK(verdict["summary"].get<std::string>().find(", rank ") != std::string::npos);
+  // Reported as well as judged: the terminal, Markdown and HTML of this real crash.
+  check_every_report(tmp / "job", verdict["cause"].get<std::string>(), tmp.path());
 }
 
 TEST_CASE("real torch scenarios: a DataLoader worker growing until it is OOM-killed is host-oom-dataloader") {
@@ -197,6 +200,8 @@ TEST_CASE("real torch scenarios: a DataLoader worker growing until it is OOM-kil
   CHECK(verdict["cause"] == "host-oom-dataloader");
   CHECK(verdict["scope"] == "cgroup");
   CHECK(verdict["summary"].get<std::string>().find("worker") != std::string::npos);
+  // Reported as well as judged: the terminal, Markdown and HTML of this real crash.
+  check_every_report(tmp / "job", verdict["cause"].get<std::string>(), tmp.path());
 }
 
 TEST_CASE("real torch scenarios: losses and gradients kept across steps climb to the limit: host-oom-growth") {
@@ -217,6 +222,8 @@ TEST_CASE("real torch scenarios: losses and gradients kept across steps climb to
   CHECK(verdict["cause"] == "host-oom-growth");
   CHECK(verdict["scope"] == "cgroup");
   CHECK(verdict["summary"].get<std::string>().find("steady-climb") != std::string::npos);
+  // Reported as well as judged: the terminal, Markdown and HTML of this real crash.
+  check_every_report(tmp / "job", verdict["cause"].get<std::string>(), tmp.path());
 }
 
 TEST_CASE("real torch scenarios: flat training then one huge batch is container-oom, not growth") {
@@ -236,6 +243,8 @@ TEST_CASE("real torch scenarios: flat training then one huge batch is container-
   auto& verdict = analysis.report["verdict"];
   CHECK(verdict["cause"] == "container-oom");
   CHECK(verdict["scope"] == "cgroup");
+  // Reported as well as judged: the terminal, Markdown and HTML of this real crash.
+  check_every_report(tmp / "job", verdict["cause"].get<std::string>(), tmp.path());
 }
 
 TEST_CASE("real torch scenarios: a rank SIGKILLed by a scheduler script is external-kill naming the sender") {
@@ -266,6 +275,8 @@ TEST_CASE("real torch scenarios: a rank SIGKILLed by a scheduler script is exter
     CHECK(verdict["rule"] == "sigkill-sent-by-a-process");
     CHECK(verdict["summary"].get<std::string>().find("(scheduler)") != std::string::npos);
   }
+  // Reported as well as judged: the terminal, Markdown and HTML of this real crash.
+  check_every_report(tmp / "job", verdict["cause"].get<std::string>(), tmp.path());
 }
 
 TEST_CASE("real torch scenarios: a rank faulting in native code mid-step is framework-bug-segfault") {
@@ -282,6 +293,8 @@ TEST_CASE("real torch scenarios: a rank faulting in native code mid-step is fram
   auto& verdict = analysis.report["verdict"];
   CHECK(verdict["cause"] == "framework-bug-segfault");
   CHECK(verdict["summary"].get<std::string>().find("crashed with SIGSEGV (11)") != std::string::npos);
+  // Reported as well as judged: the terminal, Markdown and HTML of this real crash.
+  check_every_report(tmp / "job", verdict["cause"].get<std::string>(), tmp.path());
 }
 
 TEST_CASE("real torch scenarios: a Python exception in a rank's step is said as the error it reported") {
@@ -310,6 +323,8 @@ TEST_CASE("real torch scenarios: a Python exception in a rank's step is said as 
     CHECK(summary.find("exited with code 1 after `RuntimeError: loss is NaN at step 3") != std::string::npos);
     CHECK(summary.find("not a kill by a signal") != std::string::npos);
   }
+  // Reported as well as judged: the terminal, Markdown and HTML of this real crash.
+  check_every_report(tmp / "job", verdict["cause"].get<std::string>(), tmp.path());
 }
 
 }  // namespace ftdiag::itest
@@ -391,6 +406,8 @@ TEST_CASE("real torch scenarios: the last gasp before a save is OOM-killed holds
   // The job's own sitecustomize ran in the launcher and in both ranks.
   const auto pids = read_text(ran);
   CHECK(std::count(pids.begin(), pids.end(), '\n') >= 3);
+  // Reported as well as judged: the terminal, Markdown and HTML of this real crash.
+  check_every_report(tmp / "job", verdict["cause"].get<std::string>(), tmp.path());
 }
 
 }  // namespace ftdiag::itest

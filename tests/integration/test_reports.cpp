@@ -15,6 +15,7 @@
 #include <doctest/doctest.h>
 
 #include "integration/oom_jobs.h"
+#include "integration/report_checks.h"
 
 namespace ftdiag::itest {
 namespace {
@@ -38,61 +39,26 @@ bool run_killed_while_saving(KilledJob& killed) {
   return true;
 }
 
-Outcome analyze_as(const fs::path& job, const std::vector<std::string>& options) {
-  std::vector<std::string> argv = {ftdiag_binary().string(), "analyze", job.string()};
-  argv.insert(argv.end(), options.begin(), options.end());
-  Launch launch{argv};
-  launch.env = {{"COLUMNS", "80"}, {"LANG", "C.UTF-8"}, {"NO_COLOR", std::nullopt}};
-  auto outcome = run(launch);
-  REQUIRE_MESSAGE(outcome.exited_with(0), outcome.describe());
-  return outcome;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-std::size_t columns(const std::string& line) {
-  std::size_t n = 0;
-  for (const char c : line) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  return n;
-}
-
-// Chromium (Debian's `chromium`), or empty when it is not installed.
-fs::path chromium() {
-  for (const char* candidate : {"/usr/bin/chromium", "/usr/bin/chromium-browser"}) {
-    if (fs::exists(candidate)) return candidate;
-  }
-  return {};
-}
-
 }  // namespace
 
-TEST_CASE("reports: at 80 columns the verdict, its proof and its fix fit one screen, wrapped between words") {
+TEST_CASE("reports: at 80 columns the verdict, its proof and its fix fit one screen, as Markdown and HTML too") {
   KilledJob killed;
   if (!run_killed_while_saving(killed)) return;
-  const auto text = analyze_as(killed.job, {}).out;
+  const auto text = analyze_with(killed.job, {}).out;
   INFO(text);
-  const auto lines = lines_of(text);
-  for (const auto& line : lines) CHECK_MESSAGE(columns(line) <= 80, line);
-  // The verdict block ends at the first blank line: a screen is 24 rows.
-  const auto blank = std::find(lines.begin(), lines.end(), std::string());
-  CHECK(blank - lines.begin() <= 24);
-  CHECK(lines.front().find("ftdiag verdict: the job ran out of host memory while saving a checkpoint") == 0);
+  CHECK(text.find("ftdiag verdict: the job ran out of host memory while saving a checkpoint") == 0);
   CHECK(text.find("what to do:") < text.find("\n\n"));
   CHECK(text.find(kToken) == std::string::npos);
   CHECK(text.find("\x1b[") == std::string::npos);  // not a terminal: no colour
   // With a colour asked for, the headline is bold and red.
-  CHECK(analyze_as(killed.job, {"--color", "always"}).out.find("\x1b[1;31m") != std::string::npos);
+  CHECK(analyze_with(killed.job, {"--color", "always"}).out.find("\x1b[1;31m") != std::string::npos);
+  check_every_report(killed.job, "host-oom-checkpoint-save", killed.tmp.path());
 }
 
 TEST_CASE("reports: Markdown to paste into an issue, redacted, and anonymized when asked") {
   KilledJob killed;
   if (!run_killed_while_saving(killed)) return;
-  const auto markdown = analyze_as(killed.job, {"--format", "markdown"}).out;
+  const auto markdown = analyze_with(killed.job, {"--format", "markdown"}).out;
   INFO(markdown);
   CHECK(markdown.find("### ftdiag: The job ran out of host memory while saving a checkpoint") == 0);
   CHECK(markdown.find("**Cause:** `host-oom-checkpoint-save` · scope `cgroup`") != std::string::npos);
@@ -103,7 +69,7 @@ TEST_CASE("reports: Markdown to paste into an issue, redacted, and anonymized wh
   CHECK(markdown.find(kToken) == std::string::npos);
   CHECK(markdown.find("<redacted:") != std::string::npos);  // the console's line, quoted redacted
 
-  const auto shared = analyze_as(killed.job, {"--format", "markdown", "--anonymize"}).out;
+  const auto shared = analyze_with(killed.job, {"--format", "markdown", "--anonymize"}).out;
   CHECK(shared.find(killed.tmp.path().string()) == std::string::npos);
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
@@ -115,7 +81,7 @@ TEST_CASE("reports: one self-contained HTML file with the memory timeline, rende
   KilledJob killed;
   if (!run_killed_while_saving(killed)) return;
   const auto html_file = killed.tmp / "report.html";
-  analyze_as(killed.job, {"--format", "html", "--output", html_file.string()});
+  analyze_with(killed.job, {"--format", "html", "--output", html_file.string()});
   CHECK(octal_mode(html_file) == "600");
   const auto html = read_text(html_file);
   // Self-contained: no script, no stylesheet or font fetched, no address but SVG's namespace.
@@ -134,17 +100,8 @@ TEST_CASE("reports: one self-contained HTML file with the memory timeline, rende
     CHECK_MESSAGE(html.find(part) != std::string::npos, part);
   }
 
-  const auto browser = chromium();
-  if (browser.empty()) FTDIAG_SKIP("chromium is not installed (scripts/install-deps.sh --tests installs it)");
-  const auto png = killed.tmp / "report.png";
-  auto shot = run(Launch{{browser.string(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1100,1400",
-                          "--user-data-dir=" + (killed.tmp / "browser").string(), "--screenshot=" + png.string(), "file://" + html_file.string()}},
-                  120);
-  REQUIRE_MESSAGE(shot.exited_with(0), shot.describe());
-  REQUIRE(fs::exists(png));
-  auto summary = run(Launch{{"/usr/bin/python3", std::string(FTDIAG_SOURCE_DIR) + "/tests/tools/png_summary.py", png.string()}});
-  REQUIRE_MESSAGE(summary.exited_with(0), summary.describe());
-  const auto shown = json::parse(summary.out);
+  const auto shown = screenshot_of(html_file, killed.tmp.path());
+  if (shown.is_null()) FTDIAG_SKIP("chromium is not installed (scripts/install-deps.sh --tests installs it)");
   INFO("screenshot: ", shown.dump());
   CHECK(shown["width"] == 1100);
   CHECK(shown["colours"].get<int>() > 50);                // text, lines and bands, not a blank page
