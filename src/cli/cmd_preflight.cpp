@@ -23,6 +23,7 @@
 #include "cli/finite_range.h"
 #include "cli/help_format.h"
 #include "cli/redaction_option.h"
+#include "cli/text_options.h"
 #include "collect/configs/json_settings.h"
 #include "collect/host/host_name.h"
 #include "collect/weights/model_weights.h"
@@ -30,6 +31,7 @@
 #include "journal/environment_file.h"
 #include "parse/configs/launch_command.h"
 #include "report/checks_text.h"
+#include "report/preflight_inputs.h"
 #include "report/report_json.h"
 
 extern char** environ;
@@ -51,6 +53,7 @@ struct PreflightArguments {
   bool no_gpu = false;
   double gpu_timeout_s = 15;
   Redaction redaction = Redaction::on;
+  TextOptions text;
 };
 
 // A word as a shell would need it, so the command reads back as it was given.
@@ -173,7 +176,8 @@ int preflight(const PreflightArguments& args) {
     report.erase("findings");
     std::cout << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   } else {
-    std::cout << printable(report::render_checks(judgement.checks), args.redaction);
+    const auto style = text_style_for(stdout, args.text);
+    std::cout << printable(report::render_preflight_inputs(facts, style) + "\n" + report::render_checks(judgement.checks), args.redaction);
   }
   const auto worst = rules::worst_severity(judgement);
   return worst && *worst != rules::Severity::info ? kExitChecksFailed : kExitOk;
@@ -196,6 +200,9 @@ Action add_preflight_command(CLI::App& app, std::vector<std::string> command_aft
   cmd->add_option("--deepspeed", args->deepspeed, "The job's DeepSpeed config (JSON)");
   cmd->add_option("--model", args->model, "The model's directory (config.json, safetensors)");
   cmd->add_option("--format", args->format, "Output: text or json")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--color", args->text.colour, "Colour the text: auto (on a terminal, unless NO_COLOR is set), always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->type_name("WHEN");
   cmd->add_option("--rules", args->rule_dirs, "A directory (or file) of extra rules; repeatable");
   cmd->add_flag("--no-gpu", args->no_gpu, "Do not ask the GPU driver (no probe process)");
   cmd->add_option("--gpu-timeout", args->gpu_timeout_s, "Seconds the GPU probe may take (a broken driver hangs)")

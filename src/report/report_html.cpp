@@ -12,7 +12,7 @@ namespace ftdiag::report {
 
 namespace {
 
-constexpr std::size_t kConsoleLines = 40;
+constexpr std::size_t kHtmlConsoleLines = 40;
 
 constexpr std::string_view kStyle = R"(
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 1000px; color: #111827; padding: 0 1rem; }
@@ -98,8 +98,8 @@ std::string run_sections(const ReportInput& in) {
   const auto& tail = run.console.tail;
   if (!tail.empty()) {
     std::string body;
-    for (std::size_t i = tail.size() > kConsoleLines ? tail.size() - kConsoleLines : 0; i < tail.size(); ++i) body += html_escape(tail[i].text) + "\n";
-    out += fmt::format("<details><summary>The console's last {} lines</summary><pre>{}</pre></details>\n", std::min(tail.size(), kConsoleLines), body);
+    for (std::size_t i = tail.size() > kHtmlConsoleLines ? tail.size() - kHtmlConsoleLines : 0; i < tail.size(); ++i) body += html_escape(tail[i].text) + "\n";
+    out += fmt::format("<details><summary>The console's last {} lines</summary><pre>{}</pre></details>\n", std::min(tail.size(), kHtmlConsoleLines), body);
   }
   return out;
 }

@@ -15,7 +15,7 @@ namespace ftdiag::report {
 
 namespace {
 
-constexpr std::size_t kConsoleLines = 30;
+constexpr std::size_t kMarkdownConsoleLines = 30;
 constexpr std::size_t kProcessesShown = 40;
 
 // Text in a fenced block cannot end it: a run of backticks gets a longer fence.
@@ -133,8 +133,8 @@ void append_console(std::string& out, const evidence::RunEvidence& run) {
   const auto& tail = run.console.tail;
   if (tail.empty()) return;
   std::string body;
-  for (std::size_t i = tail.size() > kConsoleLines ? tail.size() - kConsoleLines : 0; i < tail.size(); ++i) body += tail[i].text + "\n";
-  out += fmt::format("<details><summary>The console's last {} lines</summary>\n\n", std::min(tail.size(), kConsoleLines));
+  for (std::size_t i = tail.size() > kMarkdownConsoleLines ? tail.size() - kMarkdownConsoleLines : 0; i < tail.size(); ++i) body += tail[i].text + "\n";
+  out += fmt::format("<details><summary>The console's last {} lines</summary>\n\n", std::min(tail.size(), kMarkdownConsoleLines));
   out += fenced(body) + "\n</details>\n\n";
 }
 

@@ -43,7 +43,7 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const facts::F
       {"GPU driver", {"gpu.driver_version"}},
       {"driver's CUDA", {"gpu.driver_cuda_version"}},
       {"GPUs", {"gpu.count", "gpu.name"}},
-      {"GPU memory", {"gpu.memory_total_bytes"}},
+      {"GPU memory (all GPUs)", {"gpu.memory_total_bytes"}},
       {"host RAM", {"host.mem_total_bytes"}},
       {"node RAM (during the run)", {"node.mem_total_bytes"}},
       {"memory limit (cgroup)", {"host.cgroup_limit_bytes"}},

@@ -132,6 +132,31 @@ TEST_CASE("preflight: the text report gives the mismatch in one line and its fix
   CHECK(output_contains(outcome.out, "ERROR   an extension links another major CUDA runtime than torch"));
 }
 
+// The text with wrapped lines joined and runs of spaces (a table's padding) as one.
+std::string squeezed(const std::string& text) {
+  std::string out;
+  for (const char c : joined(text)) {
+    if (c == ' ' && !out.empty() && out.back() == ' ') continue;
+    out += c;
+  }
+  return out;
+}
+
+TEST_CASE("preflight: the text report first lists what it read and where, as collect_env does") {
+  const auto outcome = preflight({}, seed_node(), {kDebianPython, "train.py"});
+  INFO(outcome.out);
+  const auto text = squeezed(outcome.out);
+  CHECK(outcome.out.rfind("ftdiag preflight read:\n", 0) == 0);
+  CHECK(output_contains(text, "Python 3."));
+  CHECK(output_contains(text, kDebianPython + std::string(" (the command)")));
+  CHECK(output_contains(text, "torch 2.7.0+cu128, built for CUDA 12.8, in " + (kPythonFixtures / "torch-cu128").string()));
+  CHECK(output_contains(text, "GPU driver 530.30.02, supports CUDA 12.1"));
+  CHECK(output_contains(text, "GPUs 2 x NVIDIA H100 80GB HBM3"));
+  CHECK(output_contains(text, "configs launch-command (the command after --)"));
+  // The checks follow what was read.
+  CHECK(outcome.out.find("ftdiag preflight read:") < outcome.out.find("ftdiag preflight: "));
+}
+
 TEST_CASE("preflight: a build a major CUDA version beyond the driver is an error, with the wheel line the driver runs") {
   const auto outcome = preflight({"--format", "json"},
                                  seed_node({{"FAKE_CUDA_DRIVER_VERSION", "11040"}, {"FAKE_NVML_DRIVER_VERSION", "470.82.01"}}),
@@ -258,6 +283,25 @@ TEST_CASE("preflight: ZeRO-2 on 8 ranks of a 7B model: the checkpoint save will 
   CHECK(output_contains(all_remediation(check), "stage3_gather_16bit_weights_on_model_save"));
   // The model states that size it: from config.json, the evidence says where.
   CHECK(output_contains(check["evidence"].dump(), "estimate.save_peak_ratio"));
+}
+
+TEST_CASE("preflight: with a CPU-only torch the estimate says it counts training on the CPU, and why") {
+  TempDir tmp;
+  fs::create_directories(tmp / "model");
+  write_text(tmp / "model" / "config.json", kLlama2_7bConfig);
+  write_text(tmp / "ds_z2.json", R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 2}})");
+  Environment env{{"FTDIAG_LIBCUDA", "/nonexistent/libcuda.so.1"}, {"FTDIAG_LIBNVML", "/nonexistent/libnvidia-ml.so.1"},
+                  {"PYTHONPATH", std::nullopt}, {"LD_LIBRARY_PATH", std::nullopt}};
+  const auto outcome =
+      preflight({"--python", kDebianPython, "--model", (tmp / "model").string(), "--deepspeed", (tmp / "ds_z2.json").string()}, env);
+  INFO(outcome.out);
+  const auto text = squeezed(outcome.out);
+  if (!output_contains(text, "torch 1.") && !output_contains(text, "torch 2.")) {
+    FTDIAG_SKIP("python3-torch is not installed (scripts/install-deps.sh installs it)");
+  }
+  CHECK(output_contains(text, "estimate "));
+  CHECK(output_contains(text, "a checkpoint save peaks at"));
+  CHECK(output_contains(text, "the estimate counts training on the CPU: this interpreter's torch is a CPU-only build"));
 }
 
 TEST_CASE("preflight: usage errors exit 2") {
