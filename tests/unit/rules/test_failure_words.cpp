@@ -92,6 +92,12 @@ TEST_CASE("failure words: crashes, stacks, shared memory, links and stops") {
   CHECK(word_of("node1:4774:4835 [1] NCCL INFO misc/socket.cc:568 -> 2") == "nccl");
   CHECK(word_of("node1:4774:4835 [1] NCCL INFO transport/net.cc:1021 -> 7") == "(none)");
   CHECK(word_of("Job cancelled because its time value was exceeded") == "stopped");
+  // rdma-core's mlx5 provider and NCCL on a failed InfiniBand transfer; cpm_kernels' unloaded libraries.
+  CHECK(word_of("(LLMRayActor pid=90738, ip=172.19.24.110) mlx5: host_unknown: got completion with error:") == "nccl");
+  CHECK(word_of("node3:1234:1290 [2] NCCL WARN NET/IB : Got completion with error 12, opcode 0, len 0, vendor err 129") == "nccl");
+  CHECK(word_of("RuntimeError: Library cublasLt is not initialized") == "library-abi");
+  CHECK(word_of("RuntimeError: Library cuda is not initialized") == "cuda-driver");
+  CHECK(word_of("RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`") != "library-abi");
 }
 
 TEST_CASE("failure words: advice, links and a GPU kernel's own shared memory are not failures") {
