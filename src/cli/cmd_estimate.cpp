@@ -237,6 +237,11 @@ int run_estimate(const EstimateArguments& args) {
   if (gpus_here) defaults.gpus_per_node = *gpus_here;
   auto setup = facts::setup_from_facts(facts, defaults);
   if (auto failure = apply_flags(args, setup)) return fail(*failure);
+  // The precision: --dtype, else the configs, else bf16, said to be assumed
+  // (a DeepSpeed config's "auto" leaves it to the trainer's arguments).
+  if (const auto& precision = facts.get("config.precision").value; !precision && !args.given("--dtype") && !args.deepspeed.empty()) {
+    notes.push_back(fmt::format("{}: {} is assumed (--dtype to choose)", precision.missing().detail, estimate::to_string(setup.precision)));
+  }
 
   auto estimated = estimate::estimate_memory(shape, setup);
   if (!estimated) return fail({kExitUsage, estimated.missing().detail});

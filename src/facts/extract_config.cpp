@@ -187,6 +187,21 @@ void precision_fact(const EvidenceDocument& document, FactSet& facts) {
   // A whole DeepSpeed config that turns neither on trains in fp32 (its default).
   if (auto found = find_setting(document, {{"deepspeed", "zero_optimization.stage"}})) {
     const auto& settings = found->config->settings;
+    auto setting = [&](const char* key) {
+      const auto it = settings.find(key);
+      return it == settings.end() ? std::string() : lower(it->second);
+    };
+    // "auto" hands the choice to the trainer's arguments (transformers' and
+    // LLaMA-Factory's own ds_z*_config.json are written so): those were read
+    // above, and none of them set a precision. It is not fp32: it is unknown.
+    if (setting("bf16.enabled") == "auto" || setting("fp16.enabled") == "auto") {
+      facts.set_missing("config.precision",
+                        {MissingReason::not_present,
+                         fmt::format("{}'s bf16/fp16 are \"auto\" (the trainer's arguments decide) and no trainer argument, recipe or "
+                                     "launch command read sets them",
+                                     found->config->from.file)});
+      return;
+    }
     const bool says_precision = settings.count("bf16.enabled") || settings.count("fp16.enabled");
     if (says_precision && shows_whole_deepspeed_config(*found->config)) {
       const auto pointer = found->pointer.substr(0, found->pointer.rfind("/settings/")) + "/settings";

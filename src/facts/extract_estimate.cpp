@@ -93,7 +93,10 @@ void extract_estimate_facts(const EvidenceDocument& document, const std::optiona
   facts.set("estimate.setup",
             fmt::format("{}{} on {} rank{} per node{}, {}{}", described, described.find(',') == std::string::npos ? "" : ",",
                         setup->gpus_per_node, setup->gpus_per_node == 1 ? "" : "s",
-                        setup->nodes > 1 ? fmt::format(" x {} nodes", setup->nodes) : "", estimate::to_string(setup->precision),
+                        setup->nodes > 1 ? fmt::format(" x {} nodes", setup->nodes) : "",
+                        // A precision no config set is assumed, and said to be.
+                        facts.get("config.precision").value ? std::string(estimate::to_string(setup->precision))
+                                                            : fmt::format("{} (assumed: no config sets the precision)", estimate::to_string(setup->precision)),
                         setup->finetune == estimate::Finetune::full ? ", full fine-tuning" : ""),
             setup_pointer);
   facts.set("estimate.save_peak_bytes", as_int(host.checkpoint_save.peak.bytes), setup_pointer);

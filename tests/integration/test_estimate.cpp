@@ -140,4 +140,23 @@ TEST_CASE("estimate: a config.json with a negative hidden_size is a damaged inpu
   CHECK(damaged.outcome.err.find("architecture") == std::string::npos);
 }
 
+TEST_CASE("estimate: transformers' ds_z2_config.json with \"auto\" precision is not fp32: bf16 is assumed and said to be") {
+  TempDir tmp;
+  write_text(tmp / "config.json", R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama",
+    "hidden_size": 4096, "intermediate_size": 11008, "num_attention_heads": 32, "num_hidden_layers": 32,
+    "num_key_value_heads": 32, "vocab_size": 32000, "torch_dtype": "float16"})");
+  write_text(tmp / "ds_z2_config.json", R"({"fp16": {"enabled": "auto"}, "bf16": {"enabled": "auto"},
+    "zero_optimization": {"stage": 2, "overlap_comm": true}, "train_micro_batch_size_per_gpu": "auto"})");
+  auto e = estimate({"--model", tmp.path().string(), "--deepspeed", (tmp / "ds_z2_config.json").string(), "--gpus-per-node", "8"});
+  REQUIRE_MESSAGE(e.outcome.exited_with(0), e.outcome.describe());
+  CHECK(e.outcome.out.find("Setup: ZeRO-2 on 8 GPUs per node x 1 node, bf16,") != std::string::npos);
+  CHECK(e.outcome.out.find("fp32") == std::string::npos);
+  CHECK(e.outcome.err.find("are \"auto\" (the trainer's arguments decide)") != std::string::npos);
+  CHECK(e.outcome.err.find("bf16 is assumed (--dtype to choose)") != std::string::npos);
+  // --dtype decides, and nothing is assumed.
+  auto chosen = estimate({"--model", tmp.path().string(), "--deepspeed", (tmp / "ds_z2_config.json").string(), "--dtype", "fp16"});
+  REQUIRE_MESSAGE(chosen.outcome.exited_with(0), chosen.outcome.describe());
+  CHECK(chosen.outcome.err.find("assumed") == std::string::npos);
+}
+
 }  // namespace ftdiag::itest

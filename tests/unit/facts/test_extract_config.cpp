@@ -105,3 +105,22 @@ TEST_CASE("config facts: a folder that could not be read is neither whole nor cu
   const auto whole = extract_facts(with_host({}, {checkpoint(10, true)}));
   CHECK_FALSE(value_of<bool>(whole, "checkpoint.incomplete"));
 }
+
+TEST_CASE("config facts: a DeepSpeed config's \"auto\" precision is the trainer's, never fp32") {
+  const auto auto_config = config("deepspeed", {{"bf16.enabled", "auto"}, {"fp16.enabled", "auto"}, {"zero_optimization.stage", "2"},
+                                                {"train_micro_batch_size_per_gpu", "auto"}, {"gradient_accumulation_steps", "auto"}},
+                                  "ds_z2_config.json");
+  SUBCASE("the launch command's --bf16 decides") {
+    const auto facts = extract_facts(with_host({config("launch-command", {{"launcher", "torchrun"}, {"args.bf16", "True"}}, "run.sh"), auto_config}));
+    CHECK(value_of<std::string>(facts, "config.precision") == "bf16");
+  }
+  SUBCASE("LLaMA-Factory's recipe decides") {
+    const auto facts = extract_facts(with_host({auto_config, config("llamafactory", {{"fp16", "true"}}, "llama3_full_sft.yaml")}));
+    CHECK(value_of<std::string>(facts, "config.precision") == "fp16");
+  }
+  SUBCASE("nothing decides: unknown, and why") {
+    const auto facts = extract_facts(with_host({auto_config}));
+    CHECK_FALSE(facts.value_of<std::string>("config.precision").has_value());
+    CHECK(missing_reason(facts, "config.precision").find("\"auto\" (the trainer's arguments decide)") != std::string::npos);
+  }
+}
