@@ -71,13 +71,14 @@ CheckpointSave checkpoint_save(const Quantities& q, const TrainingSetup& setup, 
   if (setup.zero_stage < 3) {
     save.phases.push_back({"every rank's copy of the state dict",
                            q.ranks_here * q.state_dict + shard_copy,
-                           fmt::format("{} ranks x ({}){}", q.ranks_here, q.state_dict_formula, shard_text)});
+                           fmt::format("{} x ({}){}", ranks_text(q.ranks_here), q.state_dict_formula, shard_text)});
     save.phases.push_back({"DeepSpeed's model states on rank 0", q.weight_bytes * q.trained,
                            fmt::format("{} B x {} trained", q.weight_bytes, parameters_text(q.trained))});
     save.phases.push_back({"the optimizer partitions", optimizer_partition,
                            setup.offload_optimizer ? "written from host memory, no copy"
-                                                   : fmt::format("4 B x {} trained / {} ranks x {} ranks here",
-                                                                 parameters_text(q.trained), setup.zero_stage == 0 ? q.ranks_here : q.ranks, q.ranks_here)});
+                                                   : fmt::format("4 B x {} trained / {} x {} here",
+                                                                 parameters_text(q.trained), ranks_text(setup.zero_stage == 0 ? q.ranks_here : q.ranks),
+                                                                 ranks_text(q.ranks_here))});
   } else {
     if (setup.gather_16bit_weights_on_save) {
       save.phases.push_back({"rank 0's gathered 16-bit model", q.state_dict + shard_copy,
@@ -86,8 +87,8 @@ CheckpointSave checkpoint_save(const Quantities& q, const TrainingSetup& setup, 
     const double per_rank = std::min(q.trained / q.ranks, setup.sub_group_size);
     save.phases.push_back({"the optimizer partitions", setup.offload_optimizer ? 0 : q.ranks_here * 4 * per_rank,
                            setup.offload_optimizer ? "written from host memory, no copy"
-                                                   : fmt::format("{} ranks here x 4 B x min({} trained / {} ranks, sub-group {})",
-                                                                 q.ranks_here, parameters_text(q.trained), q.ranks,
+                                                   : fmt::format("{} here x 4 B x min({} trained / {}, sub-group {})",
+                                                                 ranks_text(q.ranks_here), parameters_text(q.trained), ranks_text(q.ranks),
                                                                  parameters_text(setup.sub_group_size))});
   }
   const auto largest = std::max_element(save.phases.begin(), save.phases.end(),
@@ -111,13 +112,13 @@ HostMemory host_memory_per_node(const ParameterSplit& parameters, const Training
   const auto q = quantities(parameters, setup);
   HostMemory host;
   host.baseline = {"baseline", q.ranks_here * (setup.rank_baseline_bytes + per_rank_training_bytes),
-                   fmt::format("{} ranks x {} per rank ({})", q.ranks_here, size_text(setup.rank_baseline_bytes),
+                   fmt::format("{} x {} per rank ({})", ranks_text(q.ranks_here), size_text(setup.rank_baseline_bytes),
                                setup.rank_baseline_includes_states ? "measured, training states included"
                                : setup.rank_baseline_measured      ? "measured"
                                                                    : "assumed")};
   if (per_rank_training_bytes > 0) {
-    host.baseline.formula = fmt::format("{} ranks x ({} per rank ({}) + {} of model states, buffers and activations: CPU training)",
-                                        q.ranks_here, size_text(setup.rank_baseline_bytes),
+    host.baseline.formula = fmt::format("{} x ({} per rank ({}) + {} of model states, buffers and activations: CPU training)",
+                                        ranks_text(q.ranks_here), size_text(setup.rank_baseline_bytes),
                                         setup.rank_baseline_measured ? "measured" : "assumed", size_text(per_rank_training_bytes));
   }
   const Term offload = offloaded_states(q, setup);
@@ -128,17 +129,17 @@ HostMemory host_memory_per_node(const ParameterSplit& parameters, const Training
   host.model_load = setup.zero_stage < 3
                         ? with_baseline("model load", host.baseline, none,
                                         {"every rank's whole model", q.ranks_here * q.state_dict,
-                                         fmt::format("{} ranks x ({})", q.ranks_here, q.state_dict_formula)})
+                                         fmt::format("{} x ({})", ranks_text(q.ranks_here), q.state_dict_formula)})
                         : with_baseline("model load", host.baseline, none,
                                         {"one shard mapped per rank", q.ranks_here * shard,
-                                         fmt::format("{} ranks x {}", q.ranks_here, size_text(shard))});
+                                         fmt::format("{} x {}", ranks_text(q.ranks_here), size_text(shard))});
 
   if (setup.zero_stage == 0 || (setup.zero_stage < 3 && setup.flatten_on_gpu)) {
     host.init = with_baseline("DeepSpeed init", host.baseline, offload, none);
   } else if (setup.zero_stage < 3) {
     host.init = with_baseline("DeepSpeed init", host.baseline, offload,
                               {"flattening each rank's trained weights in host memory", q.ranks_here * 2 * q.weight_bytes * q.trained,
-                               fmt::format("{} ranks x 2 x {} B x {} trained", q.ranks_here, q.weight_bytes, parameters_text(q.trained))});
+                               fmt::format("{} x 2 x {} B x {} trained", ranks_text(q.ranks_here), q.weight_bytes, parameters_text(q.trained))});
   } else {
     host.init = with_baseline("DeepSpeed init", host.baseline, offload,
                               {"defragmenting the partitions", q.state_dict / q.nodes,
@@ -149,11 +150,11 @@ HostMemory host_memory_per_node(const ParameterSplit& parameters, const Training
 
   const double optimizer_files = 12 * q.trained * q.ranks_here / q.ranks;
   const Term optimizer_load{"each rank's optimizer partition", optimizer_files,
-                            fmt::format("12 B x {} trained x {} ranks here / {} ranks", parameters_text(q.trained), q.ranks_here, q.ranks)};
+                            fmt::format("12 B x {} trained x {} here / {}", parameters_text(q.trained), ranks_text(q.ranks_here), ranks_text(q.ranks))};
   if (setup.zero_stage < 3) {
     host.resume = with_baseline("resume", host.baseline, offload,
                                 {"every rank's model states and optimizer partition", q.ranks_here * q.state_dict + optimizer_files,
-                                 fmt::format("{} ranks x ({}) + {}", q.ranks_here, q.state_dict_formula, optimizer_load.formula)});
+                                 fmt::format("{} x ({}) + {}", ranks_text(q.ranks_here), q.state_dict_formula, optimizer_load.formula)});
   } else {
     host.resume = with_baseline("resume", host.baseline, offload, optimizer_load);
   }

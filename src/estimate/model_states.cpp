@@ -26,7 +26,7 @@ ModelStates model_states_per_gpu(const ParameterSplit& parameters, const Trainin
   if (stage == 3 && setup.offload_param) {
     states.weights = {"weights", 0, "offloaded to host memory (offload_param)"};
   } else if (stage == 3) {
-    states.weights = {"weights", whole_weights / ranks, fmt::format("({}) / {} ranks", weights_formula, ranks)};
+    states.weights = {"weights", whole_weights / ranks, fmt::format("({}) / {}", weights_formula, ranks_text(ranks))};
   } else {
     states.weights = {"weights", whole_weights, weights_formula};
   }
@@ -37,7 +37,7 @@ ModelStates model_states_per_gpu(const ParameterSplit& parameters, const Trainin
     states.gradients = {"gradients", 0, "reduced into host memory (offload_optimizer)"};
   } else if (stage >= 2) {
     states.gradients = {"gradients", gradient_bytes * trained / ranks,
-                        fmt::format("{} B x {} / {} ranks", gradient_bytes, parameters_text(trained), ranks)};
+                        fmt::format("{} B x {} / {}", gradient_bytes, parameters_text(trained), ranks_text(ranks))};
   } else {
     states.gradients = {"gradients", gradient_bytes * trained, fmt::format("{} B x {}", gradient_bytes, parameters_text(trained))};
   }
@@ -47,7 +47,7 @@ ModelStates model_states_per_gpu(const ParameterSplit& parameters, const Trainin
     states.optimizer_states = {"optimizer states", 0, "in host memory (offload_optimizer)"};
   } else if (stage >= 1) {
     states.optimizer_states = {"optimizer states", optimizer_bytes * trained / ranks,
-                               fmt::format("{} B x {} / {} ranks", optimizer_bytes, parameters_text(trained), ranks)};
+                               fmt::format("{} B x {} / {}", optimizer_bytes, parameters_text(trained), ranks_text(ranks))};
   } else {
     states.optimizer_states = {"optimizer states", optimizer_bytes * trained,
                                fmt::format("{} B x {}", optimizer_bytes, parameters_text(trained))};

@@ -23,4 +23,6 @@ std::string parameters_text(double parameters) {
 
 std::string size_text(double bytes) { return format_bytes(bytes > 0 ? static_cast<std::uint64_t>(bytes) : 0); }
 
+std::string ranks_text(double ranks) { return fmt::format("{} rank{}", ranks, ranks == 1 ? "" : "s"); }
+
 }  // namespace ftdiag::estimate

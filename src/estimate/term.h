@@ -22,5 +22,7 @@ std::string parameters_text(double parameters);
 // "13.0 GiB": a size in formulas and reasons, in the units the rest of
 // ftdiag prints (base/units.h).
 std::string size_text(double bytes);
+// "1 rank", "8 ranks".
+std::string ranks_text(double ranks);
 
 }  // namespace ftdiag::estimate
