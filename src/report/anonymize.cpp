@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "base/text.h"
+
 namespace ftdiag::report {
 
 namespace {
@@ -27,15 +29,10 @@ bool starts_token(std::string_view text, std::size_t at) {
   return std::string_view(" \t\n\"'(=:,[<`").find(before) != std::string_view::npos;
 }
 
+// The non-empty parts of a path ("/a//b/" -> a, b).
 std::vector<std::string_view> parts_of(std::string_view path) {
-  std::vector<std::string_view> parts;
-  std::size_t i = 0;
-  while (i < path.size()) {
-    while (i < path.size() && path[i] == '/') ++i;
-    const std::size_t start = i;
-    while (i < path.size() && path[i] != '/') ++i;
-    if (i > start) parts.push_back(path.substr(start, i - start));
-  }
+  auto parts = ftdiag::text::split(path, '/');
+  std::erase_if(parts, [](std::string_view part) { return part.empty(); });
   return parts;
 }
 

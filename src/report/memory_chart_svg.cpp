@@ -10,6 +10,8 @@
 #include "base/units.h"
 #include "evidence/exit_status.h"
 #include "facts/process_roles.h"
+#include "report/report_tables.h"
+#include "report/text_layout.h"
 
 namespace ftdiag::report {
 
@@ -85,9 +87,7 @@ std::string phase_bands(const Scale& s, const evidence::RunEvidence& run) {
 std::string death_marks(const Scale& s, const evidence::RunEvidence& run) {
   std::vector<const evidence::ProcessEvidence*> dead;
   for (const auto& p : run.processes) {
-    if (!p.death || !p.death->status) continue;
-    const auto& status = p.death->status.value();
-    if (status.signal || status.exit_code.value_or(0) != 0) dead.push_back(&p);
+    if (abnormal_death(p) && p.death->status) dead.push_back(&p);
   }
   std::sort(dead.begin(), dead.end(), [](auto* a, auto* b) { return a->death->time < b->death->time; });
   std::string out;
@@ -126,21 +126,6 @@ std::string svg_open(std::string_view name, double height = kHeight) {
 }
 
 }  // namespace
-
-std::string html_escape(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string memory_chart_svg(const evidence::RunEvidence& run, const facts::FactSet& facts) {
   Points cgroup, rss, node_used;
@@ -250,8 +235,7 @@ std::string process_peaks_svg(const evidence::RunEvidence& run) {
   for (std::size_t i = 0; i < run.processes.size(); ++i) {
     const auto& p = run.processes[i];
     if (!p.peak_rss) continue;
-    std::string role = i < roles.size() ? roles[i].role : "";
-    if (i < roles.size() && roles[i].rank) role += fmt::format(" {}", *roles[i].rank);
+    const std::string role = i < roles.size() ? role_label(roles[i]) : "";
     bars.push_back({fmt::format("pid {} {}", p.pid, role), static_cast<double>(p.peak_rss.value()), p.pid});
   }
   if (bars.empty()) return {};

@@ -23,7 +23,4 @@ std::string gpu_chart_svg(const evidence::RunEvidence& run);
 // Empty when no process had a memory sample.
 std::string process_peaks_svg(const evidence::RunEvidence& run);
 
-// Text safe in HTML and SVG: < > & " ' as entities.
-std::string html_escape(std::string_view text);
-
 }  // namespace ftdiag::report

@@ -10,6 +10,7 @@
 
 #include "base/units.h"
 #include "evidence/exit_status.h"
+#include "report/report_tables.h"
 
 namespace ftdiag::report {
 
@@ -76,10 +77,9 @@ std::optional<std::pair<double, std::string>> death_to_mark(const evidence::RunE
   }
   std::optional<std::pair<double, std::string>> first;
   for (const auto& p : run.processes) {
-    if (!p.death || !p.death->status) continue;
-    const auto& status = p.death->status.value();
-    if (!status.signal && status.exit_code.value_or(0) == 0) continue;
-    if (!first || p.death->time < first->first) first = {{p.death->time, status.describe()}};
+    // Marked with its status: one unknown has nothing to say beside the mark.
+    if (!abnormal_death(p) || !p.death->status) continue;
+    if (!first || p.death->time < first->first) first = {{p.death->time, p.death->status.value().describe()}};
   }
   return first;
 }

@@ -50,7 +50,7 @@ void append_evidence(std::string& out, const rules::Finding& f) {
   if (!f.evidence.empty()) {
     out += "| evidence | value | from |\n| --- | --- | --- |\n";
     for (const auto& c : f.evidence) {
-      out += fmt::format("| `{}` | {} | {} |\n", c.fact, markdown_cell(c.display), c.pointer.empty() ? "derived" : "`" + markdown_cell(c.pointer) + "`");
+      out += fmt::format("| `{}` | {} | {} |\n", c.fact, markdown_cell(c.display), c.pointer.empty() ? "derived" : markdown_code(c.pointer));
     }
     out += '\n';
   }
@@ -108,7 +108,7 @@ void append_processes(std::string& out, const evidence::RunEvidence& run) {
   out += "| pid | role | how | at | command |\n| --- | --- | --- | --- | --- |\n";
   for (std::size_t i = 0; i < deaths.size() && i < kProcessesShown; ++i) {
     const auto& d = deaths[i];
-    out += fmt::format("| {} | {} | {} | {} | `{}` |\n", d.pid, d.role, d.how, d.at, markdown_cell(d.command));
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", d.pid, d.role, d.how, d.at, markdown_code(d.command));
   }
   if (deaths.size() > kProcessesShown) out += fmt::format("\n… and {} more\n", deaths.size() - kProcessesShown);
   out += "\n</details>\n\n";
@@ -141,18 +141,23 @@ void append_console(std::string& out, const evidence::RunEvidence& run) {
 }  // namespace
 
 std::string markdown_text(std::string_view text) {
-  std::string out;
+  // One line: a line break would end a list item or a table row.
+  std::string line(text);
+  std::replace_if(line.begin(), line.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+  return html_escape(line);
+}
+
+std::string markdown_code(std::string_view text) {
+  // Entities are not read in a code span: the text goes as it is, less what
+  // would end the span (a backtick), the table's cell (a pipe) or the line.
+  std::string out = "`";
   for (const char c : text) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '\n':
-      case '\r': out += ' '; break;
-      default: out += c;
-    }
+    if (c == '`') out += '\'';
+    else if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
   }
-  return out;
+  return out + "`";
 }
 
 std::string markdown_cell(std::string_view text) {
@@ -180,7 +185,7 @@ std::string render_markdown(const ReportInput& in) {
   if (place) append_processes(out, evidence::run_at(in.document, place->ref));
   append_other_causes(out, in.judgement);
   if (place) append_console(out, evidence::run_at(in.document, place->ref));
-  out += fmt::format("<sub>{} · `{}`</sub>\n", markdown_text(in.document.generator), markdown_cell(in.command));
+  out += fmt::format("<sub>{} · {}</sub>\n", markdown_text(in.document.generator), markdown_code(in.command));
   return out;
 }
 

@@ -21,5 +21,8 @@ std::string render_markdown(const ReportInput& input);
 std::string markdown_text(std::string_view text);
 // The same for a table cell: | escaped too.
 std::string markdown_cell(std::string_view text);
+// A code span, in prose or a table cell: the text as written (a command's
+// quotes and angle brackets), a backtick made a quote, a pipe escaped.
+std::string markdown_code(std::string_view text);
 
 }  // namespace ftdiag::report

@@ -21,13 +21,20 @@ std::string fact_text(const facts::FactSet& facts, const std::string& name) {
   return facts::format_value(entry.value.value(), spec ? spec->unit : facts::Unit::none);
 }
 
-std::string role_label(const facts::ProcessRole& role) {
-  if (role.role == "rank" && role.rank) return fmt::format("rank {}", *role.rank);
-  if (role.rank) return fmt::format("{} of rank {}", role.role, *role.rank);
-  return role.role;
+}  // namespace
+
+bool abnormal_death(const evidence::ProcessEvidence& process) {
+  if (!process.death) return false;
+  const auto& status = process.death->status;
+  return !status || status->signal || status->exit_code.value_or(0) != 0;
 }
 
-}  // namespace
+std::string role_label(const facts::ProcessRole& role) {
+  const std::string name = role.role == "dataloader-worker" ? "DataLoader worker" : role.role == "compile-worker" ? "compile worker" : role.role;
+  if (!role.rank) return name;
+  if (role.role == "rank") return fmt::format("rank {}", *role.rank);
+  return fmt::format("{} of rank {}", name, *role.rank);
+}
 
 std::vector<std::pair<std::string, std::string>> environment_rows(const facts::FactSet& facts) {
   struct Row {
@@ -68,9 +75,8 @@ std::vector<DeathRow> abnormal_deaths(const evidence::RunEvidence& run) {
   std::vector<DeathRow> rows;
   for (std::size_t i = 0; i < run.processes.size(); ++i) {
     const auto& p = run.processes[i];
-    if (!p.death) continue;
+    if (!abnormal_death(p)) continue;
     const auto& status = p.death->status;
-    if (status && !status->signal && status->exit_code.value_or(0) == 0) continue;
     std::string command = p.argv.empty() ? p.comm : fmt::format("{}", fmt::join(p.argv, " "));
     if (command.size() > kCommandShown) {
       const auto cut = command.rfind(' ', kCommandShown);

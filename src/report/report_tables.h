@@ -9,11 +9,18 @@
 
 #include "evidence/document.h"
 #include "facts/fact_set.h"
+#include "facts/process_roles.h"
 
 namespace ftdiag::report {
 
 // (label, value) for each version, driver, GPU and memory fact known.
 std::vector<std::pair<std::string, std::string>> environment_rows(const facts::FactSet& facts);
+
+// A death that was not a clean exit: a signal, a non-zero code, or a status unknown.
+bool abnormal_death(const evidence::ProcessEvidence& process);
+
+// "rank 1", "DataLoader worker of rank 0", "launcher": what a process was to the job.
+std::string role_label(const facts::ProcessRole& role);
 
 struct DeathRow {
   int pid = 0;

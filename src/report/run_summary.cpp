@@ -12,6 +12,7 @@
 #include "base/units.h"
 #include "facts/process_roles.h"
 #include "report/memory_timeline_text.h"
+#include "report/report_tables.h"
 #include "report/stack_summary.h"
 
 namespace ftdiag::report {
@@ -34,20 +35,6 @@ std::string command_of(const evidence::ProcessEvidence& p, std::size_t room) {
   return fmt::format("{} (+{} chars)", text.substr(0, cut), text.size() - cut);
 }
 
-// "rank 1", "DataLoader worker of rank 0", "launcher": what the process was
-// to the job.
-std::string role_text(const facts::ProcessRole& role) {
-  std::string name = role.role == "dataloader-worker" ? "DataLoader worker" : role.role == "compile-worker" ? "compile worker" : role.role;
-  if (!role.rank) return name;
-  if (role.role == "rank") return fmt::format("rank {}", *role.rank);
-  return fmt::format("{} of rank {}", name, *role.rank);
-}
-
-bool abnormal(const evidence::ProcessEvidence& p) {
-  if (!p.death) return false;
-  const auto& status = p.death->status;
-  return !status || status->signal || status->exit_code.value_or(0) != 0;
-}
 
 std::string headline(const RunEvidence& run) {
   std::string duration;
@@ -80,7 +67,7 @@ void append_deaths(std::string& out, const RunEvidence& run, const TextStyle& st
     double at = p.death->time - run.started.time;
     // The command on lines of its own, up to two of the width: at 80
     // columns a command beside the status would keep a few characters.
-    std::string line = fmt::format("    pid {:<7} {:<20} {:<24} at +{}\n", p.pid, i < roles.size() ? role_text(roles[i]) : "", how, format_duration(at));
+    std::string line = fmt::format("    pid {:<7} {:<20} {:<24} at +{}\n", p.pid, i < roles.size() ? role_label(roles[i]) : "", how, format_duration(at));
     constexpr std::string_view kCommandIndent = "      ";
     const std::size_t room = 2 * (style.width > kCommandIndent.size() + 20 ? style.width - kCommandIndent.size() : 20);
     line += wrap(command_of(p, room), style.width, kCommandIndent, kCommandIndent);
@@ -235,16 +222,16 @@ std::string compact_headline(const RunEvidence& run, std::optional<std::size_t> 
   std::string out = headline(run);
   const auto roles = facts::process_roles(run);
   std::optional<std::size_t> first;
-  if (incident && *incident < run.processes.size() && abnormal(run.processes[*incident])) first = incident;
+  if (incident && *incident < run.processes.size() && abnormal_death(run.processes[*incident])) first = incident;
   for (std::size_t i = 0; i < run.processes.size() && !incident; ++i) {
-    if (!abnormal(run.processes[i])) continue;
+    if (!abnormal_death(run.processes[i])) continue;
     if (!first || run.processes[i].death->time < run.processes[*first].death->time) first = i;
   }
   if (!first) return out;
   const auto& p = run.processes[*first];
   if (p.pid == run.started.job_pid) return out;  // the job's own process: the headline said it
   const auto& status = p.death->status;
-  out += fmt::format("; first to die: pid {}{}, {} at +{}", p.pid, *first < roles.size() ? " (" + role_text(roles[*first]) + ")" : "",
+  out += fmt::format("; first to die: pid {}{}, {} at +{}", p.pid, *first < roles.size() ? " (" + role_label(roles[*first]) + ")" : "",
                      status ? status->describe() : "status unknown", format_duration(p.death->time - run.started.time));
   return out;
 }

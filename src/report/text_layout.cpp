@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "base/text.h"
+
 namespace ftdiag::report {
 
 std::size_t display_width(std::string_view text) {
@@ -19,22 +21,6 @@ std::size_t display_width(std::string_view text) {
   return width;
 }
 
-namespace {
-
-std::vector<std::string_view> words_of(std::string_view line) {
-  std::vector<std::string_view> words;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && line[i] == ' ') ++i;
-    const std::size_t start = i;
-    while (i < line.size() && line[i] != ' ') ++i;
-    if (i > start) words.push_back(line.substr(start, i - start));
-  }
-  return words;
-}
-
-}  // namespace
-
 std::string wrap(std::string_view text, std::size_t width, std::string_view first, std::string_view rest) {
   std::string out;
   std::string_view prefix = first;
@@ -44,7 +30,7 @@ std::string wrap(std::string_view text, std::size_t width, std::string_view firs
     out += prefix;
     std::size_t column = display_width(prefix);
     bool line_has_word = false;
-    for (const auto word : words_of(text.substr(from, end - from))) {
+    for (const auto word : ftdiag::text::fields(text.substr(from, end - from))) {
       const std::size_t w = display_width(word);
       if (line_has_word && column + 1 + w > width) {
         out += '\n';
@@ -64,6 +50,21 @@ std::string wrap(std::string_view text, std::size_t width, std::string_view firs
     prefix = rest;
     if (end >= text.size()) break;
     from = end + 1;
+  }
+  return out;
+}
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
   }
   return out;
 }

@@ -26,6 +26,9 @@ std::size_t display_width(std::string_view text);
 // Newlines in the text start a new line (after `rest`).
 std::string wrap(std::string_view text, std::size_t width, std::string_view first, std::string_view rest);
 
+// Text safe in HTML, SVG and Markdown: < > & " ' as entities.
+std::string html_escape(std::string_view text);
+
 enum class Tone { strong, bad, warn, good, quiet };
 
 // The text in the tone's ANSI style when the style colours; as is otherwise.

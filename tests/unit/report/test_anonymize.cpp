@@ -32,4 +32,6 @@ TEST_CASE("anonymize: a user's name found in a home directory is replaced wherev
 TEST_CASE("markdown: a frame's <module> is text, not a tag, and a table cell keeps its pipes") {
   CHECK(ftdiag::report::markdown_text("File x.py, in <module>") == "File x.py, in &lt;module&gt;");
   CHECK(ftdiag::report::markdown_cell("a | b\nc") == "a \\| b c");
+  // In a code span entities are not read: a command keeps its quotes and brackets.
+  CHECK(ftdiag::report::markdown_code("python -c \"print('<x>')\" | tee `log`") == "`python -c \"print('<x>')\" \\| tee 'log'`");
 }

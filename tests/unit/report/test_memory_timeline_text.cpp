@@ -1,11 +1,11 @@
 #include <doctest/doctest.h>
 
 #include <csignal>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "../facts/evidence_builder.h"
+#include "base/text.h"
 #include "report/memory_timeline_text.h"
 
 using namespace ftdiag;
@@ -26,12 +26,6 @@ evidence::RunEvidence killed_while_saving() {
   return run;
 }
 
-std::vector<std::string> timeline_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
 
 }  // namespace
 
@@ -41,7 +35,7 @@ TEST_CASE("memory timeline: the job's memory against its limit, the phases under
   style.unicode = false;
   const auto text = report::render_memory_timeline(killed_while_saving(), style, "  ");
   INFO(text);
-  const auto lines = timeline_lines(text);
+  const auto lines = ftdiag::text::lines(text);
   REQUIRE(lines.size() >= 2);
   for (const auto& line : lines) CHECK(report::display_width(line) <= 80);
   CHECK(lines[0].rfind("  memory ", 0) == 0);

@@ -1,36 +1,25 @@
 #include <doctest/doctest.h>
 
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "base/text.h"
 #include "report/text_layout.h"
 
 using namespace ftdiag::report;
 
-namespace {
-
-std::vector<std::string> wrapped_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-}  // namespace
-
 TEST_CASE("text layout: wrapping breaks between words only, within the width, with the prefixes") {
   const std::string text = "Killed by the OOM killer 0.1 s into a checkpoint save: the job's memory reached 1.2 GiB against its limit";
   const auto wrapped = wrap(text, 30, "  ", "    ");
-  const auto lines = wrapped_lines(wrapped);
+  const auto lines = ftdiag::text::lines(wrapped);
   REQUIRE(lines.size() > 3);
   CHECK(lines[0].rfind("  Killed", 0) == 0);
   std::string rejoined;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     CHECK_MESSAGE(display_width(lines[i]) <= 30, lines[i]);
     if (i > 0) CHECK(lines[i].rfind("    ", 0) == 0);
-    const auto words = lines[i].substr(lines[i].find_first_not_of(' '));
-    rejoined += (i ? " " : "") + words;
+    rejoined += (i ? " " : "");
+    rejoined += lines[i].substr(lines[i].find_first_not_of(' '));
   }
   CHECK(rejoined == text);  // no word cut, none lost
   CHECK(wrapped.back() == '\n');
@@ -38,7 +27,8 @@ TEST_CASE("text layout: wrapping breaks between words only, within the width, wi
 
 TEST_CASE("text layout: a word longer than the line gets a line of its own, uncut") {
   const std::string path = "/shared/jobs/20261129-083000-node01-4242/vm-pid9750/console.log";
-  const auto lines = wrapped_lines(wrap("see " + path + " for more", 30, "", "  "));
+  const auto wrapped = wrap("see " + path + " for more", 30, "", "  ");
+  const auto lines = ftdiag::text::lines(wrapped);
   REQUIRE(lines.size() == 3);
   CHECK(lines[0] == "see");
   CHECK(lines[1] == "  " + path);
