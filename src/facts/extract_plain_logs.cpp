@@ -136,7 +136,7 @@ bool cut_recursion_in(const LogRef& log, FactSet& facts) {
   const auto frames = parse::traceback_frames_above(lines, lines.size());
   // The innermost frame's own lines (its code, 3.11's carets) end the log.
   if (frames.empty() || lines.size() - frames.front().index > 3) return false;
-  const auto repeating = parse::repeating_frames(frames);
+  const auto repeating = parse::repeating_frames_across_elisions(frames, lines);
   if (!repeating) return false;
   const auto& frame = frames.front();
   const auto at = fmt::format("{}/tail/{}/text", log.pointer(), frame.index);

@@ -77,8 +77,9 @@ void append_remediation(std::string& out, const rules::Finding& f, const TextSty
 }
 
 std::string lower_first(std::string text) {
-  // "The job ..." reads on after "ftdiag verdict: "; "CPU offload ..." keeps its capitals.
-  if (text.size() > 1 && std::isupper(static_cast<unsigned char>(text[0])) && std::islower(static_cast<unsigned char>(text[1]))) {
+  // "The job ..." and "A thread ..." read on after "ftdiag verdict: "; "CPU offload ..." keeps its capitals.
+  const auto second = text.size() > 1 ? static_cast<unsigned char>(text[1]) : 'x';
+  if (!text.empty() && std::isupper(static_cast<unsigned char>(text[0])) && !std::isupper(second) && !std::isdigit(second)) {
     text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
   }
   return text;

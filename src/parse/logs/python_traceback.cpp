@@ -98,4 +98,41 @@ std::optional<RepeatingFrames> repeating_frames(std::span<const TracebackFrame> 
   return best;
 }
 
+namespace {
+
+bool is_elision(std::string_view line) {
+  const auto text = trimmed(line);
+  return text == "..." || text == "\u2026" || text == "[...]" || text == "(...)" || text == "....";
+}
+
+}  // namespace
+
+std::optional<RepeatingFrames> repeating_frames_across_elisions(std::span<const TracebackFrame> frames,
+                                                                std::span<const std::string_view> lines) {
+  if (auto whole = repeating_frames(frames)) return whole;
+  // The frames from the innermost to the first elision above them.
+  std::size_t inner = 0;
+  for (; inner + 1 < frames.size(); ++inner) {
+    bool elided = false;
+    for (std::size_t i = frames[inner + 1].index + 1; i < frames[inner].index && i < lines.size(); ++i) {
+      elided |= is_elision(lines[i]);
+    }
+    if (elided) break;
+  }
+  if (inner + 1 >= frames.size()) return std::nullopt;
+  const auto outer = frames.subspan(inner + 1);
+  const auto found = repeating_frames(outer);
+  if (!found) return std::nullopt;
+  const auto in_cycle = [&](const TracebackFrame& frame) {
+    for (std::size_t k = 0; k < found->period; ++k) {
+      if (outer[k].file == frame.file && outer[k].line == frame.line && outer[k].function == frame.function) return true;
+    }
+    return false;
+  };
+  for (std::size_t k = 0; k <= inner; ++k) {
+    if (!in_cycle(frames[k])) return std::nullopt;
+  }
+  return RepeatingFrames{found->period, found->frames + inner + 1};
+}
+
 }  // namespace ftdiag::parse

@@ -64,4 +64,13 @@ inline constexpr std::size_t kMaxRepeatingPeriod = 8;
 inline constexpr std::size_t kMinRepeatingFrames = 4;
 std::optional<RepeatingFrames> repeating_frames(std::span<const TracebackFrame> innermost_first);
 
+// The same, for a traceback someone shortened by hand: a line of only "...",
+// "…" or "[...]" between two frames stands for frames left out, so the
+// period may break there. The innermost run of frames up to the first such
+// line may be too short to repeat by itself; it still counts when each of
+// its frames is one of the repeating frames found above it. `lines` are the
+// lines the frames' indexes point into.
+std::optional<RepeatingFrames> repeating_frames_across_elisions(std::span<const TracebackFrame> innermost_first,
+                                                                std::span<const std::string_view> lines);
+
 }  // namespace ftdiag::parse

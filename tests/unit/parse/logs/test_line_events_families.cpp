@@ -186,6 +186,8 @@ TEST_CASE("line event families: libraries built for another CUDA or torch, and t
                    "library-abi-error torchvision");
   check_everywhere("RuntimeError: The detected CUDA version (12.1) mismatches the version that was used to compile PyTorch (11.8). Please make sure to use the same CUDA versions.",
                    "library-abi-error pytorch required_by=11.8 version=12.1");
+  check_everywhere("Exception: [extension] Failed to build PyTorch extension because the detected CUDA version (12.1) mismatches the version that was used to compile PyTorch (11.7).Please make sure you have set the CUDA_HOME correctly",
+                   "library-abi-error pytorch required_by=11.7 version=12.1");
   check_everywhere("torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 1/2 clients joined.",
                    "nccl-error c10d message=1/2 clients joined timeout_s=901");
   check_everywhere("torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError", "nccl-error c10d");

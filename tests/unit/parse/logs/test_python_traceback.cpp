@@ -170,3 +170,39 @@ TEST_CASE("python traceback: a recursion's frames repeat whole from the innermos
   // The same function on another line is another frame.
   CHECK(repeating_frames(std::vector<TracebackFrame>{a, frame("base.py", 1192, "unk_token_id"), a, a}) == std::nullopt);
 }
+
+TEST_CASE("python traceback: a recursion shortened by hand with '...' still repeats across the cut") {
+  using ftdiag::parse::repeating_frames_across_elisions;
+  using ftdiag::parse::RepeatingFrames;
+  // Two frames that call each other; the paste left out an odd number of
+  // frames at the "...", so the period breaks there.
+  const std::string text =
+      "  File \"engine.py\", line 469, in __getattr__\n"
+      "    if name in dir(self):\n"
+      "  File \"module.py\", line 2403, in __dir__\n"
+      "    parameters = list(self._parameters.keys())\n"
+      "  File \"engine.py\", line 469, in __getattr__\n"
+      "    if name in dir(self):\n"
+      "  File \"module.py\", line 2403, in __dir__\n"
+      "    parameters = list(self._parameters.keys())\n"
+      "...\n"
+      "  File \"module.py\", line 2403, in __dir__\n"
+      "    parameters = list(self._parameters.keys())\n"
+      "  File \"engine.py\", line 469, in __getattr__\n"
+      "    if name in dir(self):\n";
+  const auto lines = lines_of(text);
+  const auto frames = traceback_frames_above(lines, lines.size());
+  REQUIRE(frames.size() == 6);
+  CHECK(ftdiag::parse::repeating_frames(frames) == std::nullopt);
+  CHECK(repeating_frames_across_elisions(frames, lines) == RepeatingFrames{2, 6});
+  // Without the "..." the break is real: two different stacks, no recursion.
+  std::string unmarked = text;
+  unmarked.replace(unmarked.find("...\n"), 4, "");
+  const auto plain_lines = lines_of(unmarked);
+  CHECK(repeating_frames_across_elisions(traceback_frames_above(plain_lines, plain_lines.size()), plain_lines) == std::nullopt);
+  // Below the cut, a frame that is not one of the cycle's: no recursion claimed.
+  std::string foreign = text;
+  foreign.replace(foreign.rfind("engine.py"), 9, "other.py");
+  const auto foreign_lines = lines_of(foreign);
+  CHECK(repeating_frames_across_elisions(traceback_frames_above(foreign_lines, foreign_lines.size()), foreign_lines) == std::nullopt);
+}
