@@ -34,6 +34,7 @@
 #include "estimate/byte_size.h"
 #include "facts/estimate_inputs.h"
 #include "facts/extract.h"
+#include "facts/version_order.h"
 #include "report/estimate_json.h"
 #include "report/estimate_text.h"
 
@@ -145,7 +146,13 @@ std::optional<Failure> apply_flags(const EstimateArguments& args, estimate::Trai
   }
   setup.train_on_cpu = args.device == "cpu";
   setup.shard_copy_on_save = args.save_format == "safetensors";
-  if (args.given("--deepspeed-version")) setup.flatten_on_gpu = facts::flattens_on_gpu(args.deepspeed_version);
+  if (args.given("--deepspeed-version")) {
+    if (!facts::looks_like_version(args.deepspeed_version)) {
+      return Failure{kExitUsage, fmt::format("--deepspeed-version: '{}' is not a version (0.14.0, 0.18.7)", args.deepspeed_version)};
+    }
+    setup.flatten_on_gpu = facts::flattens_on_gpu(args.deepspeed_version);
+    setup.deepspeed_estimator_before_0_14_3 = facts::zero2_estimator_before_0_14_3(args.deepspeed_version);
+  }
   if (setup.offload_param && setup.zero_stage != 3) return Failure{kExitUsage, "--offload-param needs ZeRO-3 (--zero-stage 3)"};
   return std::nullopt;
 }
@@ -289,9 +296,10 @@ Action add_estimate_command(CLI::App& app) {
       ->check(CLI::IsMember({"flash", "eager"}));
   cmd->add_option("--host-mem", args->host_mem, "Host RAM per node: 64G, 512GB, 64GiB (default: this machine's, or its cgroup's limit)");
   cmd->add_option("--gpu-mem", args->gpu_mem, "Memory of one GPU: 80G, 24GiB (default: the GPUs here)");
-  cmd->add_option("--rank-baseline", args->rank_baseline, "Host memory of one rank besides the model, as measured (default 4G, assumed)");
+  cmd->add_option("--rank-baseline", args->rank_baseline, "Host memory of one rank besides the model, as measured (default 4G, i.e. 4 GiB, assumed)");
   cmd->add_option("--deepspeed-version", args->deepspeed_version,
-                  "DeepSpeed's version: from 0.18.7 ZeRO-1/2 init no longer stages the weights in host memory (default: older)");
+                  "DeepSpeed's version: from 0.18.7 ZeRO-1/2 init no longer stages the weights in host memory; before 0.14.3 its "
+                  "ZeRO-2 estimator used 4Ψ + 16Ψ/N (default: a version between)");
   cmd->add_option("--device", args->device,
                   "gpu (default) or cpu: ranks that train on the CPU (gloo) keep their model states in host memory")
       ->check(CLI::IsMember({"gpu", "cpu"}));

@@ -90,6 +90,12 @@ std::vector<DeepSpeedEstimate> deepspeed_zero3_rows(double total_params, double 
   return rows;
 }
 
+std::string deepspeed_formula_text(const TrainingSetup& setup) {
+  if (setup.zero_stage == 3) return "4L + 18Ψ/N per GPU without offload";
+  return setup.deepspeed_estimator_before_0_14_3 ? "DeepSpeed before 0.14.3: 4Ψ + 16Ψ/N per GPU without offload"
+                                                 : "DeepSpeed 0.14.3 and later: 2Ψ + 18Ψ/N per GPU without offload";
+}
+
 std::string deepspeed_row_text(const DeepSpeedEstimate& row) {
   const double gib = std::pow(2.0, 30);
   return fmt::format(" {:7.2f}GB | {:6.2f}GB | {}", static_cast<double>(row.cpu_bytes) / gib,

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "estimate/training_setup.h"
+
 namespace ftdiag::estimate {
 
 struct DeepSpeedEstimate {
@@ -39,6 +41,10 @@ std::vector<DeepSpeedEstimate> deepspeed_zero2_rows(double total_params, std::in
                                                     Zero2Formula formula = Zero2Formula::current);
 std::vector<DeepSpeedEstimate> deepspeed_zero3_rows(double total_params, double largest_layer_params,
                                                     std::int64_t gpus_per_node, std::int64_t nodes);
+
+// Which of DeepSpeed's formulas the rows for this setup follow, as the
+// output names it: "since 0.14.3: 2Ψ + 18Ψ/N per GPU".
+std::string deepspeed_formula_text(const TrainingSetup& setup);
 
 // One row as DeepSpeed prints it: "  127.45GB |  15.93GB | offload_optimizer=none"
 // (its "GB" are GiB).

@@ -30,7 +30,8 @@ void add_deepspeed_rows(MemoryEstimate& estimate) {
   // DeepSpeed counts every parameter as trained, frozen ones too.
   const double total = estimate.parameters.total;
   if (setup.zero_stage < 3) {
-    estimate.deepspeed_rows = deepspeed_zero2_rows(total, per_node, nodes);
+    estimate.deepspeed_rows = deepspeed_zero2_rows(
+        total, per_node, nodes, setup.deepspeed_estimator_before_0_14_3 ? Zero2Formula::before_0_14_3 : Zero2Formula::current);
     estimate.deepspeed_matching_row = setup.offload_optimizer ? 0 : 1;
     return;
   }
@@ -61,6 +62,7 @@ Fact<MemoryEstimate> estimate_memory(const ModelShape& shape, const TrainingSetu
 
   auto& gpu = estimate.per_gpu;
   gpu.states = model_states_per_gpu(estimate.parameters, setup);
+  gpu.optimizer_step = optimizer_step_per_gpu(estimate.parameters, setup);
   gpu.buffers = zero_buffers_per_gpu(static_cast<double>(shape.largest_layer_parameters), setup);
   gpu.cuda_context = setup.train_on_cpu ? Term{"CUDA context", 0, "none: the ranks train on the CPU"}
                                          : Term{"CUDA context", kCudaContextBytes, "CUDA context, cuBLAS workspace and kernels (assumed)"};
@@ -72,9 +74,10 @@ Fact<MemoryEstimate> estimate_memory(const ModelShape& shape, const TrainingSetu
   } else {
     gpu.activations_missing = activations.missing().detail;
   }
-  gpu.total = {"per GPU", gpu.model_states() + gpu.buffers.bytes + activation_bytes + gpu.cuda_context.bytes,
-               fmt::format("model states {} + buffers {} + activations {} + CUDA context {}", size_text(gpu.model_states()),
-                           size_text(gpu.buffers.bytes), activations ? size_text(activation_bytes) : std::string("unknown"),
+  gpu.total = {"per GPU",
+               gpu.model_states() + gpu.optimizer_step.bytes + gpu.buffers.bytes + activation_bytes + gpu.cuda_context.bytes,
+               fmt::format("model states {} + optimizer step {} + buffers {} + activations {} + CUDA context {}",
+                           size_text(gpu.model_states()), size_text(gpu.optimizer_step.bytes), size_text(gpu.buffers.bytes), activations ? size_text(activation_bytes) : std::string("unknown"),
                            size_text(gpu.cuda_context.bytes))};
 
   // A CPU rank holds in host memory what a GPU rank holds on its GPU.

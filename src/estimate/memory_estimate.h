@@ -25,11 +25,12 @@ inline constexpr double kCudaContextBytes = 0.5e9;
 
 struct GpuMemory {
   ModelStates states;
+  Term optimizer_step;  // the fp32 gradients DeepSpeed makes while it steps (model_states.h)
   Term buffers;
   std::optional<Activations> activations;  // none when the model's dimensions are unknown
   std::string activations_missing;         // why not
   Term cuda_context;
-  Term total;  // states + buffers + activations (as chosen) + context
+  Term total;  // states + step + buffers + activations (as chosen) + context
 
   double model_states() const { return states.total(); }
 };

@@ -55,6 +55,20 @@ ModelStates model_states_per_gpu(const ParameterSplit& parameters, const Trainin
   return states;
 }
 
+Term optimizer_step_per_gpu(const ParameterSplit& parameters, const TrainingSetup& setup) {
+  const std::string name = "optimizer step";
+  if (setup.zero_stage == 0) return {name, 0, "none beyond the model states without ZeRO"};
+  if (setup.offload_optimizer) return {name, 0, "none: the step runs in host memory (offload_optimizer)"};
+  const double ranks = static_cast<double>(setup.data_parallel_ranks());
+  const double partition = parameters.trainable / ranks;
+  if (setup.zero_stage == 3 && partition > setup.sub_group_size) {
+    return {name, 4 * setup.sub_group_size,
+            fmt::format("fp32 gradients of one sub-group: 4 B x {} (sub_group_size)", parameters_text(setup.sub_group_size))};
+  }
+  return {name, 4 * partition,
+          fmt::format("fp32 gradient partition: 4 B x {} / {}", parameters_text(parameters.trainable), ranks_text(ranks))};
+}
+
 Term zero_buffers_per_gpu(double largest_layer_parameters, const TrainingSetup& setup) {
   const double weight_bytes = bytes_per_weight(setup.precision);
   if (setup.train_on_cpu) return {"buffers", 0, "none: CPU ranks reduce over gloo without DeepSpeed's GPU buckets"};

@@ -33,6 +33,16 @@ struct ModelStates {
 
 ModelStates model_states_per_gpu(const ParameterSplit& parameters, const TrainingSetup& setup);
 
+// What DeepSpeed's ZeRO optimizer adds on each GPU while it steps: the
+// 16-bit gradient partition is copied into an fp32 tensor for the fp32
+// master weights (stage_1_and_2.py step(): single_grad_partition, 4 B per
+// trained parameter of the rank's partition, one parameter group at a time;
+// stage3.py _prepare_fp32_grad_for_sub_group: one sub-group at a time). The
+// ZeRO paper's model states leave it out; DeepSpeed's estimator since 0.14.3
+// counts it (2Ψ + 18Ψ/N for ZeRO-2). None with the optimizer offloaded (the
+// step runs on the CPU) or without ZeRO.
+Term optimizer_step_per_gpu(const ParameterSplit& parameters, const TrainingSetup& setup);
+
 // What else DeepSpeed holds on each GPU beside the states: its reduce and
 // all-gather buckets (stages 1-2), the largest layer gathered whole and the
 // reduce bucket (stage 3; DeepSpeed's own estimator counts 4 bytes per

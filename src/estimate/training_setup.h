@@ -57,7 +57,9 @@ struct TrainingSetup {
   double max_shard_bytes = 5e9;
   // Host memory of one rank outside the model (Python, torch and CUDA
   // libraries, tokenizer, dataset, workers): assumed unless measured.
-  double rank_baseline_bytes = 4e9;
+  // 4 GiB, what "--rank-baseline 4G" means (sizes on the command line count
+  // as free -g does), so the default reads back as the figure it is.
+  double rank_baseline_bytes = 4.0 * (1ULL << 30);
   bool rank_baseline_measured = false;
   // The baseline was measured on CPU ranks while they trained: it holds
   // their model states already, which are then not added again.
@@ -65,6 +67,11 @@ struct TrainingSetup {
   // DeepSpeed >= 0.18.7 flattens ZeRO-1/2 parameter groups on the GPU, so
   // its initialisation no longer stages them in host memory.
   bool flatten_on_gpu = false;
+  // DeepSpeed before 0.14.3 (PR #5099) budgeted ZeRO-2 without offload as
+  // 4Ψ + 16Ψ/N per GPU in its estimator; its documentation's tables still
+  // print that formula. Only the estimator's rows shown beside ftdiag's own
+  // figures change.
+  bool deepspeed_estimator_before_0_14_3 = false;
   // Ranks that train on the CPU (gloo): their model states, activations
   // and buffers live in host memory too, and each rank's count joins the
   // node's steady figure. Used to check the model against real CPU jobs.

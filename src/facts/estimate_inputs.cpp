@@ -21,6 +21,10 @@ bool flattens_on_gpu(std::string_view deepspeed_version) {
   return looks_like_version(deepspeed_version) && compare_versions(deepspeed_version, "0.18.7") >= 0;
 }
 
+bool zero2_estimator_before_0_14_3(std::string_view deepspeed_version) {
+  return looks_like_version(deepspeed_version) && compare_versions(deepspeed_version, "0.14.3") < 0;
+}
+
 Fact<ModelFromEvidence> model_from_evidence(const evidence::EvidenceDocument& document, const FactSet& facts) {
   std::optional<ModelFromEvidence> from_config;
   std::optional<Missing> config_problem;  // the first config.json that could not size the model, and why
@@ -93,6 +97,7 @@ estimate::TrainingSetup setup_from_facts(const FactSet& facts, estimate::Trainin
   if (auto cpu_only = facts.value_of<bool>("torch.cpu_only")) setup.train_on_cpu = *cpu_only;
   if (auto version = facts.value_of<std::string>("deepspeed.version")) {
     setup.flatten_on_gpu = flattens_on_gpu(*version);
+    setup.deepspeed_estimator_before_0_14_3 = zero2_estimator_before_0_14_3(*version);
   }
   return setup;
 }

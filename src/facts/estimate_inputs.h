@@ -37,5 +37,7 @@ estimate::TrainingSetup setup_from_facts(const FactSet& facts, estimate::Trainin
 // DeepSpeed 0.18.7 (PR #7828) flattens ZeRO-1/2 parameter groups on the GPU
 // when it has room, so initialisation no longer stages them in host memory.
 bool flattens_on_gpu(std::string_view deepspeed_version);
+// Whether this DeepSpeed's ZeRO-2 estimator is the one from before 0.14.3.
+bool zero2_estimator_before_0_14_3(std::string_view deepspeed_version);
 
 }  // namespace ftdiag::facts

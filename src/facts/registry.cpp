@@ -331,7 +331,7 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"estimate.parameters", integer, count, "parameters of the model trained (its state dict): from the weights' safetensors headers, config.json, or the size its name states"},
     {"estimate.parameters_source", string, none, "where that count came from"},
     {"estimate.trainable_parameters", integer, count, "of them, the ones trained (LoRA: the adapters)"},
-    {"estimate.rank_baseline_bytes", integer, bytes, "host memory one rank holds before a save, as the estimate takes it: measured when ftdiag watched the job (the job's memory as the save began, else after start-up, per rank; CPU ranks' states included), else assumed (4 GB, GPU ranks' host memory besides their states)"},
+    {"estimate.rank_baseline_bytes", integer, bytes, "host memory one rank holds before a save, as the estimate takes it: measured when ftdiag watched the job (the job's memory as the save began, else after start-up, per rank; CPU ranks' states included), else assumed (4 GiB, GPU ranks' host memory besides their states)"},
     {"estimate.rank_baseline_measured", boolean, none, "that baseline was measured, not assumed"},
     {"estimate.setup", string, none, "the training setup estimated: ZeRO stage, offload, ranks per node, precision, what is trained"},
     {"estimate.save_peak_bytes", integer, bytes, "host memory one node needs at a checkpoint save, predicted (docs/memory-model.md)"},

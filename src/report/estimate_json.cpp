@@ -56,12 +56,13 @@ json per_gpu_json(const MemoryEstimate& e) {
            {"gradients_bytes", whole(g.states.gradients.bytes)},
            {"optimizer_states_bytes", whole(g.states.optimizer_states.bytes)},
            {"model_states_bytes", whole(g.model_states())},
+           {"optimizer_step_bytes", whole(g.optimizer_step.bytes)},
            {"buffers_bytes", whole(g.buffers.bytes)},
            {"cuda_context_bytes", whole(g.cuda_context.bytes)},
            {"total_bytes", whole(g.total.bytes)},
            {"total_formula", g.total.formula}};
   json terms = json::array({term_json(g.states.weights), term_json(g.states.gradients), term_json(g.states.optimizer_states),
-                            term_json(g.buffers)});
+                            term_json(g.optimizer_step), term_json(g.buffers)});
   if (g.activations) {
     const auto& chosen = g.activations->chosen(e.setup);
     out["activations_bytes"] = whole(chosen.bytes);
@@ -105,6 +106,7 @@ json deepspeed_json(const MemoryEstimate& e) {
                     {"matches_setup", e.deepspeed_matching_row == i}});
   }
   return {{"function", e.setup.zero_stage < 3 ? "estimate_zero2_model_states_mem_needs" : "estimate_zero3_model_states_mem_needs"},
+          {"formula", deepspeed_formula_text(e.setup)},
           {"rows", std::move(rows)}};
 }
 

@@ -34,6 +34,7 @@ std::string per_gpu(const MemoryEstimate& e) {
   out += row(g.states.gradients);
   out += row(g.states.optimizer_states);
   out += row("model states", g.model_states(), "");
+  if (g.optimizer_step.bytes > 0) out += row(g.optimizer_step);
   out += row(g.buffers);
   if (g.activations) {
     out += row(g.activations->chosen(e.setup));
@@ -44,7 +45,8 @@ std::string per_gpu(const MemoryEstimate& e) {
     out += fmt::format("  {:<22} {:>9}   {}\n", "activations", "unknown", g.activations_missing);
   }
   out += row(g.cuda_context);
-  out += row("total", g.total.bytes, g.activations ? "" : "without activations");
+  const std::string decimal = fmt::format("{:.1f} GB", g.total.bytes / 1e9);
+  out += row("total", g.total.bytes, g.activations ? decimal : decimal + ", without activations");
   return out;
 }
 
@@ -63,8 +65,9 @@ std::string host(const HostMemory& h) {
 }
 
 std::string deepspeed(const MemoryEstimate& e) {
-  std::string out = fmt::format("\nDeepSpeed's estimator ({}_model_states_mem_needs; GiB, model states only, every parameter trained)\n",
-                                e.setup.zero_stage < 3 ? "estimate_zero2" : "estimate_zero3");
+  std::string out = fmt::format(
+      "\nDeepSpeed's estimator ({}_model_states_mem_needs, {}; model states only, every parameter trained; its \"GB\" are GiB)\n",
+      e.setup.zero_stage < 3 ? "estimate_zero2" : "estimate_zero3", deepspeed_formula_text(e.setup));
   out += "    per CPU  |  per GPU |   Options\n";
   for (std::size_t i = 0; i < e.deepspeed_rows.size(); ++i) {
     out += fmt::format("  {}{}\n", deepspeed_row_text(e.deepspeed_rows[i]), e.deepspeed_matching_row == i ? "   <- this setup" : "");
@@ -107,7 +110,8 @@ std::string render_estimate(const MemoryEstimate& estimate, const Resources& res
   out += deepspeed(estimate);
   out += advice_text(advice, resources);
   out += "\nHost figures assume every rank's copies overlap (an upper bound); the baseline per rank is assumed unless "
-         "--rank-baseline says it. Formulas: docs/memory-model.md.\n";
+         "--rank-baseline says it. Sizes are GiB (2^30 bytes, as free -h counts); the ZeRO paper and the DeepSpeed and "
+         "LLaMA-Factory tables write GB (10^9 bytes): 1 GiB = 1.074 GB. Formulas: docs/memory-model.md.\n";
   return out;
 }
 

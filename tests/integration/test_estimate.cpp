@@ -29,7 +29,7 @@ Estimate estimate(std::vector<std::string> args) {
 
 TEST_CASE("estimate: 7B full fine-tuning under ZeRO-2 on 8 GPUs and a 64 GiB node: the save needs 149 GB, ZeRO-3 is advised") {
   auto e = estimate({"--params", "7B", "--zero-stage", "2", "--gpus-per-node", "8", "--host-mem", "64G", "--gpu-mem", "80G",
-                     "--deepspeed-version", "0.18.7", "--format", "json"});
+                     "--deepspeed-version", "0.18.7", "--rank-baseline", "4GB", "--format", "json"});
   REQUIRE_MESSAGE(e.outcome.exited_with(0), e.outcome.describe());
   auto& r = e.report;
   CHECK(r["schema_version"] == 1);
@@ -60,7 +60,8 @@ TEST_CASE("estimate: the DeepSpeed config sets the setup and the flags override 
   write_text(config, R"({"train_micro_batch_size_per_gpu": "auto", "bf16": {"enabled": true},
     "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu", "pin_memory": true},
                           "offload_param": {"device": "none"}, "stage3_gather_16bit_weights_on_model_save": true}})");
-  auto from_config = estimate({"--params", "13B", "--deepspeed", config.string(), "--gpus-per-node", "4", "--host-mem", "512G", "--format", "json"});
+  auto from_config = estimate({"--params", "13B", "--deepspeed", config.string(), "--gpus-per-node", "4", "--host-mem", "512G", "--rank-baseline", "4GB",
+                           "--format", "json"});
   REQUIRE_MESSAGE(from_config.outcome.exited_with(0), from_config.outcome.describe());
   auto& setup = from_config.report["setup"];
   CHECK(setup["zero_stage"] == 3);
@@ -150,13 +151,33 @@ TEST_CASE("estimate: transformers' ds_z2_config.json with \"auto\" precision is 
   auto e = estimate({"--model", tmp.path().string(), "--deepspeed", (tmp / "ds_z2_config.json").string(), "--gpus-per-node", "8"});
   REQUIRE_MESSAGE(e.outcome.exited_with(0), e.outcome.describe());
   CHECK(e.outcome.out.find("Setup: ZeRO-2 on 8 GPUs per node x 1 node, bf16,") != std::string::npos);
-  CHECK(e.outcome.out.find("fp32") == std::string::npos);
+  // fp32 only where DeepSpeed's step keeps fp32 gradients, never as the precision.
+  CHECK(e.outcome.out.find(", fp32,") == std::string::npos);
+  CHECK(e.outcome.out.find("4 B x 6.74 B\n") == std::string::npos);  // the weights row in fp32
   CHECK(e.outcome.err.find("are \"auto\" (the trainer's arguments decide)") != std::string::npos);
   CHECK(e.outcome.err.find("bf16 is assumed (--dtype to choose)") != std::string::npos);
   // --dtype decides, and nothing is assumed.
   auto chosen = estimate({"--model", tmp.path().string(), "--deepspeed", (tmp / "ds_z2_config.json").string(), "--dtype", "fp16"});
   REQUIRE_MESSAGE(chosen.outcome.exited_with(0), chosen.outcome.describe());
   CHECK(chosen.outcome.err.find("assumed") == std::string::npos);
+}
+
+
+TEST_CASE("estimate: --deepspeed-version before 0.14.3 shows DeepSpeed's documented ZeRO-2 table, and says which formula") {
+  auto old = estimate({"--params", "2851M", "--zero-stage", "2", "--gpus-per-node", "8", "--no-gpu", "--host-mem", "512G",
+                       "--deepspeed-version", "0.14.0"});
+  REQUIRE_MESSAGE(old.outcome.exited_with(0), old.outcome.describe());
+  // docs/code-docs/source/memory.rst, t5-3b on one node of 8 GPUs.
+  CHECK(old.outcome.out.find("127.45GB |  15.93GB | offload_optimizer=none") != std::string::npos);
+  CHECK(old.outcome.out.find("DeepSpeed before 0.14.3: 4Ψ + 16Ψ/N") != std::string::npos);
+  auto current = estimate({"--params", "2851M", "--zero-stage", "2", "--gpus-per-node", "8", "--no-gpu", "--host-mem", "512G"});
+  REQUIRE_MESSAGE(current.outcome.exited_with(0), current.outcome.describe());
+  CHECK(current.outcome.out.find("127.45GB |  11.28GB | offload_optimizer=none") != std::string::npos);
+  // ftdiag's own per-GPU states and step agree with the current formula: 10.7 GB + 1.4 GB.
+  CHECK(current.outcome.out.find("optimizer step") != std::string::npos);
+  auto bad = estimate({"--params", "3B", "--deepspeed-version", "latest"});
+  CHECK(bad.outcome.exited_with(2));
+  CHECK(bad.outcome.err.find("is not a version") != std::string::npos);
 }
 
 }  // namespace ftdiag::itest

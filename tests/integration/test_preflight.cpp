@@ -258,8 +258,8 @@ TEST_CASE("preflight: ZeRO-2 on 8 ranks of a 7B model: the checkpoint save will 
   REQUIRE_MESSAGE(estimated.exited_with(0), estimated.describe());
   const auto estimate = json::parse(estimated.out);
   const auto save_peak = estimate["per_node_host"]["checkpoint_save_peak_bytes"].get<std::uint64_t>();
-  // 8 ranks x 4 GB + 8 x 2 B x 6.74 B + a 5 GB shard.
-  CHECK(save_peak == 32000000000ULL + 8ULL * 2 * 6738415616ULL + 5000000000ULL);
+  // 8 ranks x 4 GiB + 8 x 2 B x 6.74 B + a 5 GB shard.
+  CHECK(save_peak == 8ULL * 4 * (1ULL << 30) + 8ULL * 2 * 6738415616ULL + 5000000000ULL);
   if (save_peak <= mem_total_bytes()) FTDIAG_SKIP("this node has more RAM than the save needs: the check cannot fire here");
 
   std::vector<std::string> options{"--format", "json"};

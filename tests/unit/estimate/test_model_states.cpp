@@ -92,3 +92,22 @@ TEST_CASE("model states: LoRA trains only its adapters, the frozen base is weigh
   bare.parameters = 7000000000;
   CHECK_FALSE(split_parameters(bare, setup));
 }
+
+TEST_CASE("optimizer step: DeepSpeed's fp32 gradient partition makes ZeRO-2 2Ψ + 18Ψ/N, as its estimator since 0.14.3") {
+  const ParameterSplit t5_3b{.total = 2851e6, .trainable = 2851e6, .frozen = 0, .frozen_bytes_per_weight = 2};
+  const auto setup = on_ranks(2, 8);
+  const double states = model_states_per_gpu(t5_3b, setup).total();
+  const auto step = optimizer_step_per_gpu(t5_3b, setup);
+  CHECK(step.bytes == doctest::Approx(4 * 2851e6 / 8));
+  // DeepSpeed's ZeRO-2 row without offload: int(2Ψ + int(18Ψ/8)) = 12.12 GB.
+  CHECK(states + step.bytes == doctest::Approx(2 * 2851e6 + 18 * 2851e6 / 8));
+  // Stage 1 converts the same partition; stage 3 one sub-group at a time.
+  CHECK(optimizer_step_per_gpu(t5_3b, on_ranks(1, 8)).bytes == doctest::Approx(4 * 2851e6 / 8));
+  const ParameterSplit seventy_b{.total = 70e9, .trainable = 70e9, .frozen = 0, .frozen_bytes_per_weight = 2};
+  CHECK(optimizer_step_per_gpu(seventy_b, on_ranks(3, 8)).bytes == doctest::Approx(4e9));  // 4 B x sub_group_size 1e9
+  // None without ZeRO, none when the optimizer steps in host memory.
+  CHECK(optimizer_step_per_gpu(t5_3b, on_ranks(0, 8)).bytes == 0);
+  auto offloaded = on_ranks(2, 8);
+  offloaded.offload_optimizer = true;
+  CHECK(optimizer_step_per_gpu(t5_3b, offloaded).bytes == 0);
+}
