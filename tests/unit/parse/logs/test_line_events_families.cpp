@@ -186,6 +186,15 @@ TEST_CASE("line event families: libraries built for another CUDA or torch, and t
                    "library-abi-error torchvision");
   check_everywhere("RuntimeError: The detected CUDA version (12.1) mismatches the version that was used to compile PyTorch (11.8). Please make sure to use the same CUDA versions.",
                    "library-abi-error pytorch required_by=11.8 version=12.1");
+  check_everywhere("ImportError: cannot import name 'PrepareModuleInputOutput' from 'torch.distributed.tensor.parallel' (/opt/venv/lib/python3.12/site-packages/torch/distributed/tensor/parallel/__init__.py)",
+                   "library-abi-error python exception=ImportError library=torch.distributed.tensor.parallel symbol=PrepareModuleInputOutput");
+  check_everywhere("ImportError: cannot import name 'PrepareModuleInputOutput' from 'torch.distributed.tensor.parallel'",
+                   "library-abi-error python exception=ImportError library=torch.distributed.tensor.parallel symbol=PrepareModuleInputOutput");
+  check_everywhere("ImportError: cannot import name 'is_torch_npu_available' from 'transformers' (unknown location)",
+                   "library-abi-error python exception=ImportError library=transformers symbol=is_torch_npu_available");
+  // The user's own module, a circular import, and Python 3.6's shorter words are no mismatch of versions.
+  check_none("ImportError: cannot import name 'build_model' from 'my_project.models' (/home/u/my_project/models/__init__.py)");
+  check_none("ImportError: cannot import name 'Trainer' from partially initialized module 'transformers' (most likely due to a circular import) (/x/transformers/__init__.py)");
   check_everywhere("Exception: [extension] Failed to build PyTorch extension because the detected CUDA version (12.1) mismatches the version that was used to compile PyTorch (11.7).Please make sure you have set the CUDA_HOME correctly",
                    "library-abi-error pytorch required_by=11.7 version=12.1");
   check_everywhere("torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 1/2 clients joined.",
