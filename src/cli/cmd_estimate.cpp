@@ -55,11 +55,17 @@ struct EstimateArguments {
   std::uint64_t nodes = 1;
   std::string finetune = "full";
   std::uint64_t lora_rank = 8;
+  int quant_bits = 4;
+  std::uint64_t freeze_layers = 2;
   std::vector<std::string> lora_targets;
   std::string dtype = "bf16";
   std::uint64_t micro_batch = 1;
   std::uint64_t seq_len = 2048;
   bool gradient_checkpointing = false;
+  std::string recompute = "none";
+  bool dropout = false;
+  std::uint64_t tensor_parallel = 1;
+  bool sequence_parallel = false;
   std::string attention = "flash";
   std::string host_mem;
   std::string gpu_mem;
@@ -132,11 +138,20 @@ std::optional<Failure> apply_flags(const EstimateArguments& args, estimate::Trai
   if (args.given("--nodes")) setup.nodes = args.nodes;
   if (args.given("--finetune")) setup.finetune = *estimate::finetune_from_string(args.finetune);
   if (args.given("--lora-rank")) setup.lora_rank = args.lora_rank;
+  if (args.given("--quant-bits")) setup.quantization_bits = args.quant_bits;
+  if (args.given("--freeze-layers")) setup.freeze_trainable_layers = args.freeze_layers;
   if (args.given("--lora-targets")) setup.lora_targets = args.lora_targets;
   if (args.given("--dtype")) setup.precision = *estimate::precision_from_string(args.dtype);
   if (args.given("--micro-batch")) setup.micro_batch = args.micro_batch;
   if (args.given("--seq-len")) setup.sequence_length = args.seq_len;
   if (args.given("--gradient-checkpointing")) setup.gradient_checkpointing = true;
+  if (args.given("--recompute")) {
+    setup.gradient_checkpointing = args.recompute == "full";
+    setup.selective_recompute = args.recompute == "selective";
+  }
+  if (args.given("--dropout")) setup.dropout = true;
+  if (args.given("--tensor-parallel")) setup.tensor_parallel = args.tensor_parallel;
+  if (args.given("--sequence-parallel")) setup.sequence_parallel = true;
   setup.attention = args.attention == "eager" ? estimate::Attention::eager : estimate::Attention::flash;
   if (args.given("--rank-baseline")) {
     auto bytes = estimate::parse_byte_size(args.rank_baseline);
@@ -211,7 +226,9 @@ int run_estimate(const EstimateArguments& args) {
   if (!args.params.empty()) {
     auto count = estimate::parse_parameter_count(args.params);
     if (!count) return fail({kExitUsage, fmt::format("--params {}: {}", args.params, count.missing().detail)});
-    shape = estimate::shape_from_count(count.value());
+    // A count alone has no dimensions: a typical decoder's of that size
+    // stands in, and the output says whose.
+    shape = estimate::assumed_decoder_shape(count.value());
   } else if (auto model = facts::model_from_evidence(document, facts)) {
     shape = model->shape;
   } else if (model.missing().reason == MissingReason::unparseable) {
@@ -284,14 +301,27 @@ Action add_estimate_command(CLI::App& app) {
   cmd->add_flag("--offload-param", args->offload_param, "Parameters in host memory (ZeRO-3 offload_param: cpu)");
   cmd->add_option("--gpus-per-node", args->gpus_per_node, "Ranks (GPUs) per node (default: the GPUs here, else 1)")->check(CLI::Range(1, 1024).description("1 to 1024"));
   cmd->add_option("--nodes", args->nodes, "Nodes (default 1)")->check(CLI::Range(1, 100000).description("1 to 100000"));
-  cmd->add_option("--finetune", args->finetune, "full, lora or qlora (default full)")->check(CLI::IsMember({"full", "lora", "qlora"}));
+  cmd->add_option("--finetune", args->finetune, "full, lora, qlora or freeze (default full)")
+      ->check(CLI::IsMember({"full", "lora", "qlora", "freeze"}));
+  cmd->add_option("--quant-bits", args->quant_bits, "QLoRA's base: 8, 4 (default) or 2 bits a weight")->check(CLI::IsMember({8, 4, 2}));
+  cmd->add_option("--freeze-layers", args->freeze_layers, "Freeze-tuning trains the last N decoder layers (default 2, as LLaMA-Factory)")
+      ->check(CLI::Range(1, 1024).description("1 to 1024"));
   cmd->add_option("--lora-rank", args->lora_rank, "LoRA's rank (default 8)")->check(CLI::Range(1, 65536).description("1 to 65536"));
   cmd->add_option("--lora-targets", args->lora_targets, "Module names LoRA adapts (default: every linear layer of the decoder)")
       ->delimiter(',');
-  cmd->add_option("--dtype", args->dtype, "Training precision: bf16, fp16 or fp32 (default bf16)")->check(CLI::IsMember({"bf16", "fp16", "fp32"}));
+  cmd->add_option("--dtype", args->dtype, "Training precision: bf16, fp16 (16-bit weights, fp32 master: DeepSpeed's mixed precision; default bf16), fp32, "
+                  "pure_bf16 (bf16 weights and Adam moments, no master) or amp_bf16 (fp32 weights, bf16 autocast: torch AMP)")
+      ->check(CLI::IsMember({"bf16", "fp16", "fp32", "pure_bf16", "amp_bf16"}));
   cmd->add_option("--micro-batch", args->micro_batch, "Sequences per GPU per step (default 1)")->check(CLI::Range(1, 1 << 20).description("1 to 1048576"));
   cmd->add_option("--seq-len", args->seq_len, "Tokens per sequence (default 2048)")->check(CLI::Range(1, 1 << 24).description("1 to 16777216"));
-  cmd->add_flag("--gradient-checkpointing", args->gradient_checkpointing, "Recompute activations in the backward");
+  cmd->add_flag("--gradient-checkpointing", args->gradient_checkpointing, "Recompute activations in the backward (--recompute full)");
+  cmd->add_option("--recompute", args->recompute,
+                  "none (default), selective (the attention's s x s scores, Korthikanti et al.) or full (each layer from its input)")
+      ->check(CLI::IsMember({"none", "selective", "full"}));
+  cmd->add_flag("--dropout", args->dropout, "Count dropout masks (default: when the model's config.json trains with dropout)");
+  cmd->add_option("--tensor-parallel", args->tensor_parallel, "Megatron-style tensor-parallel degree t (default 1): layers split over t GPUs")
+      ->check(CLI::Range(1, 1024).description("1 to 1024"));
+  cmd->add_flag("--sequence-parallel", args->sequence_parallel, "Sequence parallelism over the tensor-parallel GPUs");
   cmd->add_option("--attention", args->attention, "flash (flash attention, SDPA; default) or eager (keeps the s x s scores)")
       ->check(CLI::IsMember({"flash", "eager"}));
   cmd->add_option("--host-mem", args->host_mem, "Host RAM per node: 64G, 512GB, 64GiB (default: this machine's, or its cgroup's limit)");

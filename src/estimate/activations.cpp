@@ -4,6 +4,22 @@
 
 namespace ftdiag::estimate {
 
+namespace {
+
+// Bytes of one activation element as training keeps it: 2 under bf16/fp16
+// autocast (the paper's count), 4 in fp32. Dropout masks are 1 byte.
+double element_bytes(const TrainingSetup& setup) { return bytes_per_activation(setup.precision); }
+
+double tensor_parallel_degree(const TrainingSetup& setup) {
+  return static_cast<double>(setup.tensor_parallel ? setup.tensor_parallel : 1);
+}
+
+// What sequence parallelism splits: the layer's input and norms, the
+// dropouts after attention and MLP (the paper's "10" under t alone).
+double sequence_split(const TrainingSetup& setup) { return setup.sequence_parallel ? tensor_parallel_degree(setup) : 1; }
+
+}  // namespace
+
 double layer_activation_bytes(const ModelShape& shape, const TrainingSetup& setup, const ActivationOptions& options) {
   const double s = static_cast<double>(setup.sequence_length);
   const double b = static_cast<double>(setup.micro_batch);
@@ -13,24 +29,35 @@ double layer_activation_bytes(const ModelShape& shape, const TrainingSetup& setu
   const double kv_width = static_cast<double>(shape.kv_heads ? shape.kv_heads : shape.heads) * head_dim;
   const double q_width = a * head_dim;
   const double inner = static_cast<double>(shape.intermediate ? shape.intermediate : 4 * shape.hidden);
-  const double mask = options.dropout ? 1 : 0;
+  const double mask = (options.dropout || setup.dropout || shape.dropout) ? 1 : 0;
+  const double e = element_bytes(setup);
+  const double t = tensor_parallel_degree(setup);
+  const double sp = sequence_split(setup);
 
-  // Attention: the QKV projection's input, Q and K for the scores, V, the
-  // output projection's input, the output dropout's mask.
-  double attention = 2 * s * b * h + 2 * s * b * (q_width + kv_width) + 2 * s * b * kv_width + 2 * s * b * q_width +
-                     mask * s * b * h;
-  if (setup.attention == Attention::eager) {
+  // Outside the split matrices (split only by sequence parallelism): the
+  // QKV projection's input, the attention's output dropout mask, the MLP's
+  // input and its dropout mask, the two norms' inputs.
+  double replicated = e * s * b * h + mask * s * b * h + e * s * b * h + 4 * s * b * h * (e / 2);
+  if (!shape.gated_mlp) replicated += mask * s * b * h;
+
+  // Inside them (split by t): Q and K for the scores, V, the output
+  // projection's input; the MLP's inner activations.
+  double split = e * s * b * (q_width + kv_width) + e * s * b * kv_width + e * s * b * q_width;
+  const bool keeps_scores = setup.attention == Attention::eager && !setup.selective_recompute;
+  if (keeps_scores) {
     // The softmax's output, and with dropout its mask and output.
-    attention += 2 * a * s * s * b + mask * 3 * a * s * s * b;
-  } else {
-    attention += 4 * a * s * b;  // the log-sum-exp flash attention keeps per head and position
+    split += e * a * s * s * b + mask * (1 + e) * a * s * s * b;
+  } else if (setup.attention == Attention::flash) {
+    split += 4 * a * s * b;  // the log-sum-exp flash attention keeps per head and position
   }
-
-  double mlp = shape.gated_mlp ? 2 * s * b * h + 8 * s * b * inner : 2 * s * b * h + 4 * s * b * inner + mask * s * b * h;
-  if (shape.experts > 0) mlp *= static_cast<double>(shape.experts_per_token ? shape.experts_per_token : 1);
-
-  const double norms = 4 * s * b * h;
-  return attention + mlp + norms;
+  double mlp = shape.gated_mlp ? 4 * e * s * b * inner : 2 * e * s * b * inner;
+  if (shape.experts > 0) {
+    const double routed = static_cast<double>(shape.experts_per_token ? shape.experts_per_token : 1);
+    mlp *= routed;
+    replicated += (routed - 1) * e * s * b * h;  // each routed copy of the MLP's input
+  }
+  split += mlp;
+  return replicated / sp + split / t;
 }
 
 Fact<Activations> activations_per_gpu(const ModelShape& shape, const TrainingSetup& setup, const ActivationOptions& options) {
@@ -46,21 +73,33 @@ Fact<Activations> activations_per_gpu(const ModelShape& shape, const TrainingSet
   const double layers = static_cast<double>(shape.layers);
   const double vocab = static_cast<double>(shape.vocab);
 
+  const double e = element_bytes(setup);
+  const double tp = tensor_parallel_degree(setup);
+  const double sp = sequence_split(setup);
+
   Activations out;
   out.per_layer = layer_activation_bytes(shape, setup, options);
-  out.output_layer = {"output layer", 2 * s * b * h + 6 * s * b * vocab,
-                      fmt::format("2·s·b·h + 6·s·b·V, s={} b={} h={} V={}", setup.sequence_length, setup.micro_batch,
-                                  shape.hidden, shape.vocab)};
-  const std::string attention = setup.attention == Attention::eager ? "eager attention" : "flash attention";
+  // The head's input, its logits (split over the vocabulary by tensor
+  // parallelism) and their fp32 copy for the loss.
+  const double logits_bytes = e == 2 ? 6 : 8;
+  out.output_layer = {"output layer", e * s * b * h / sp + logits_bytes * s * b * vocab / tp,
+                      fmt::format("{}·s·b·h + {}·s·b·V{}, s={} b={} h={} V={}", e, logits_bytes,
+                                  tp > 1 ? fmt::format(" / t={}", setup.tensor_parallel) : std::string(),
+                                  setup.sequence_length, setup.micro_batch, shape.hidden, shape.vocab)};
+  std::string attention = setup.attention == Attention::eager ? "eager attention" : "flash attention";
+  if (setup.attention == Attention::eager && setup.selective_recompute) attention += ", scores recomputed";
+  if (tp > 1) attention += fmt::format(", t={}{}", setup.tensor_parallel, setup.sequence_parallel ? " with sequence parallelism" : "");
   out.without_checkpointing = {"activations", layers * out.per_layer + out.output_layer.bytes,
                                fmt::format("{} layers x {} per layer ({}, s={}, b={}) + output layer {}", shape.layers,
                                            size_text(out.per_layer), attention, setup.sequence_length,
                                            setup.micro_batch, size_text(out.output_layer.bytes))};
-  const double kept_inputs = layers * 2 * s * b * h;
+  // Korthikanti et al.'s "full recompute" figure: the layers' inputs.
+  const double kept_inputs = layers * e * s * b * h / sp;
+  out.layer_inputs = kept_inputs;
   out.with_checkpointing = {"activations", kept_inputs + out.per_layer + out.output_layer.bytes,
-                            fmt::format("gradient checkpointing: {} layer inputs (2·s·b·h each) {} + one layer recomputed {} "
+                            fmt::format("gradient checkpointing: {} layer inputs ({}·s·b·h each) {} + one layer recomputed {} "
                                         "+ output layer {}",
-                                        shape.layers, size_text(kept_inputs), size_text(out.per_layer),
+                                        shape.layers, e, size_text(kept_inputs), size_text(out.per_layer),
                                         size_text(out.output_layer.bytes))};
   return out;
 }

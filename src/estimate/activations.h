@@ -16,12 +16,19 @@
 //              down projection's input: 2sbh + 8s·b·I; an MoE layer that
 //              routes each token to k experts keeps k times the MLP's;
 //   norms      4·s·b·h (the inputs of the two layer norms).
-// Dropout masks count only when the model uses dropout (the paper's GPT
-// does; Llama-family models do not).
-// With gradient checkpointing each layer keeps only its input (2sbh) and one
-// layer at a time is recomputed whole for its backward.
+// Dropout masks (1 byte an element) count only when the model uses dropout
+// (the paper's GPT does; Llama-family models do not) or --dropout says so.
+// The paper's bytes are 16-bit elements; fp32 training keeps 4 bytes each.
+// Tensor parallelism over t GPUs (§4.2.1) splits what lies between the
+// split matrices (sbh(10 + 24/t + 5as/(ht))); sequence parallelism (§4.2.2)
+// splits the rest too (sbh/t·(34 + 5as/h)). Selective recomputation (§5)
+// keeps no s x s term: sbh/t·34 with both.
+// With gradient checkpointing (full recomputation) each layer keeps only its
+// input (2sbh, the paper's 2sbhL in all) and one layer at a time is
+// recomputed whole for its backward; ftdiag counts that layer and the
+// output layer too, which the paper's figure leaves out.
 // Outside the layers: the LM head's input, its 16-bit logits and their fp32
-// copy for the loss (2sbh + 6·s·b·V).
+// copy for the loss (2sbh + 6·s·b·V; the vocabulary split by t).
 #pragma once
 
 #include <vector>
@@ -39,6 +46,7 @@ struct ActivationOptions {
 
 struct Activations {
   double per_layer = 0;                // one layer, kept whole
+  double layer_inputs = 0;             // every layer's input: what full recomputation keeps (the paper's 2sbhL)
   Term without_checkpointing;          // every layer kept whole, plus the output layer
   Term with_checkpointing;             // layer inputs, one layer recomputed, plus the output layer
   Term output_layer;                   // logits and their fp32 copy

@@ -71,6 +71,9 @@ std::string describe_setup(const TrainingSetup& setup) {
     text += " + optimizer offload";
   }
   if (setup.zero_stage == 3 && !setup.offload_param) text += setup.gather_16bit_weights_on_save ? ", 16-bit gather on save" : "";
+  if (setup.tensor_parallel > 1) {
+    text += fmt::format(", tensor parallel {}{}", setup.tensor_parallel, setup.sequence_parallel ? " with sequence parallelism" : "");
+  }
   if (setup.finetune == Finetune::lora) return fmt::format("LoRA rank {}, {}", setup.lora_rank, text);
   if (setup.finetune == Finetune::qlora) return fmt::format("QLoRA rank {}, {}", setup.lora_rank, text);
   return text;

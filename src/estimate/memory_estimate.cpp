@@ -17,6 +17,14 @@ std::optional<Missing> invalid(const ModelShape& shape, const TrainingSetup& set
   if (setup.offload_param && setup.zero_stage != 3) {
     return Missing{MissingReason::unparseable, "offloading parameters needs ZeRO-3"};
   }
+  if (setup.tensor_parallel == 0 || (setup.gpus_per_node * setup.nodes) % setup.tensor_parallel != 0) {
+    return Missing{MissingReason::unparseable,
+                   fmt::format("tensor parallelism over {} GPUs needs a multiple of {} GPUs in all ({} here)", setup.tensor_parallel,
+                               setup.tensor_parallel, setup.gpus_per_node * setup.nodes)};
+  }
+  if (setup.sequence_parallel && setup.tensor_parallel < 2) {
+    return Missing{MissingReason::unparseable, "sequence parallelism splits over the tensor-parallel GPUs: it needs a degree of 2 or more"};
+  }
   if (setup.micro_batch == 0 || setup.sequence_length == 0) {
     return Missing{MissingReason::unparseable, "the micro-batch and the sequence length must be at least 1"};
   }
@@ -25,6 +33,7 @@ std::optional<Missing> invalid(const ModelShape& shape, const TrainingSetup& set
 
 void add_deepspeed_rows(MemoryEstimate& estimate) {
   const auto& setup = estimate.setup;
+  if (setup.tensor_parallel > 1) return;  // DeepSpeed's estimator knows no tensor parallelism
   const auto per_node = static_cast<std::int64_t>(setup.gpus_per_node);
   const auto nodes = static_cast<std::int64_t>(setup.nodes);
   // DeepSpeed counts every parameter as trained, frozen ones too.
@@ -60,10 +69,26 @@ Fact<MemoryEstimate> estimate_memory(const ModelShape& shape, const TrainingSetu
   estimate.setup = setup;
   estimate.parameters = parameters.value();
 
+  // Under tensor parallelism each GPU holds 1/t of every layer (the
+  // embedding and head split over the vocabulary): its share is what ZeRO
+  // partitions further and what each rank copies at a save.
+  const double tp = static_cast<double>(setup.tensor_parallel);
+  ParameterSplit share = estimate.parameters;
+  share.total /= tp;
+  share.trainable /= tp;
+  share.frozen /= tp;
+
   auto& gpu = estimate.per_gpu;
-  gpu.states = model_states_per_gpu(estimate.parameters, setup);
-  gpu.optimizer_step = optimizer_step_per_gpu(estimate.parameters, setup);
-  gpu.buffers = zero_buffers_per_gpu(static_cast<double>(shape.largest_layer_parameters), setup);
+  gpu.states = model_states_per_gpu(share, setup);
+  gpu.optimizer_step = optimizer_step_per_gpu(share, setup);
+  if (setup.precision == Precision::amp_bf16) {
+    const double on_gpu = setup.zero_stage == 3 ? share.total / static_cast<double>(setup.data_parallel_ranks()) : share.total;
+    gpu.autocast_copies = {"autocast copies", 2 * on_gpu,
+                           fmt::format("bf16 copies of the fp32 weights for the backward: 2 B x {}", parameters_text(on_gpu))};
+  } else {
+    gpu.autocast_copies = {"autocast copies", 0, "none: the weights are kept in the precision they compute in"};
+  }
+  gpu.buffers = zero_buffers_per_gpu(static_cast<double>(shape.largest_layer_parameters) / tp, setup);
   gpu.cuda_context = setup.train_on_cpu ? Term{"CUDA context", 0, "none: the ranks train on the CPU"}
                                          : Term{"CUDA context", kCudaContextBytes, "CUDA context, cuBLAS workspace and kernels (assumed)"};
   auto activations = activations_per_gpu(shape, setup);
@@ -75,14 +100,16 @@ Fact<MemoryEstimate> estimate_memory(const ModelShape& shape, const TrainingSetu
     gpu.activations_missing = activations.missing().detail;
   }
   gpu.total = {"per GPU",
-               gpu.model_states() + gpu.optimizer_step.bytes + gpu.buffers.bytes + activation_bytes + gpu.cuda_context.bytes,
-               fmt::format("model states {} + optimizer step {} + buffers {} + activations {} + CUDA context {}",
-                           size_text(gpu.model_states()), size_text(gpu.optimizer_step.bytes), size_text(gpu.buffers.bytes), activations ? size_text(activation_bytes) : std::string("unknown"),
+               gpu.model_states() + gpu.optimizer_step.bytes + gpu.autocast_copies.bytes + gpu.buffers.bytes + activation_bytes +
+                   gpu.cuda_context.bytes,
+               fmt::format("model states {} + optimizer step {} + autocast copies {} + buffers {} + activations {} + CUDA context {}",
+                           size_text(gpu.model_states()), size_text(gpu.optimizer_step.bytes),
+                           size_text(gpu.autocast_copies.bytes), size_text(gpu.buffers.bytes), activations ? size_text(activation_bytes) : std::string("unknown"),
                            size_text(gpu.cuda_context.bytes))};
 
   // A CPU rank holds in host memory what a GPU rank holds on its GPU.
   const bool states_in_host = setup.train_on_cpu && !setup.rank_baseline_includes_states;
-  estimate.per_node_host = host_memory_per_node(estimate.parameters, setup, states_in_host ? gpu.total.bytes : 0);
+  estimate.per_node_host = host_memory_per_node(share, setup, states_in_host ? gpu.total.bytes : 0);
   add_deepspeed_rows(estimate);
   return estimate;
 }

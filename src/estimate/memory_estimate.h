@@ -26,11 +26,14 @@ inline constexpr double kCudaContextBytes = 0.5e9;
 struct GpuMemory {
   ModelStates states;
   Term optimizer_step;  // the fp32 gradients DeepSpeed makes while it steps (model_states.h)
+  // Under torch AMP (amp_bf16) the bf16 copies autocast makes of the fp32
+  // weights for the matrix products, kept for the backward: 2 B a weight.
+  Term autocast_copies;
   Term buffers;
   std::optional<Activations> activations;  // none when the model's dimensions are unknown
   std::string activations_missing;         // why not
   Term cuda_context;
-  Term total;  // states + step + buffers + activations (as chosen) + context
+  Term total;  // states + step + autocast copies + buffers + activations (as chosen) + context
 
   double model_states() const { return states.total(); }
 };

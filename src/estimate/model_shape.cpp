@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <set>
 #include <utility>
@@ -523,6 +524,25 @@ Missing not_a_count(std::string_view text, std::string_view why) {
 
 }  // namespace
 
+namespace {
+
+// Whether any of the dropout probabilities transformers' configs use is
+// above 0 (a value that is no number counts as none: dropout only changes
+// the activations' masks, never the parameter count).
+bool trains_with_dropout(const Settings& config) {
+  for (const char* key : {"attention_dropout", "hidden_dropout", "dropout", "attn_pdrop", "resid_pdrop", "embd_pdrop",
+                          "hidden_dropout_prob", "attention_probs_dropout_prob", "dropout_rate"}) {
+    const auto found = config.find(key);
+    if (found == config.end()) continue;
+    char* end = nullptr;
+    const double probability = std::strtod(found->second.c_str(), &end);
+    if (end != found->second.c_str() && *end == '\0' && probability > 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Fact<ModelShape> shape_from_config(const Settings& config) {
   auto architecture = architecture_of(config);
   if (!architecture) return architecture.missing();
@@ -536,6 +556,7 @@ Fact<ModelShape> shape_from_config(const Settings& config) {
   if (!shape) return shape;
   const StoredAs stored = stored_as(reader);
   if (reader.problem()) return *reader.problem();
+  shape->dropout = trains_with_dropout(config);
   shape->stored_dtype = stored.dtype;
   shape->stored_bytes_per_parameter = stored.bytes_per_parameter;
   return shape;
@@ -596,6 +617,55 @@ ModelShape shape_from_count(std::uint64_t parameters) {
   shape.parameters = parameters;
   shape.source = "parameters";
   return shape;
+}
+
+namespace {
+
+// Published config.json values of decoders people fine-tune, by size.
+struct TypicalDecoder {
+  const char* name;
+  double parameters;
+  const char* model_type;
+  std::uint64_t hidden, layers, heads, kv_heads, intermediate, vocab;
+  bool tied;
+};
+
+constexpr TypicalDecoder kTypicalDecoders[] = {
+    {"Qwen2.5-0.5B", 0.49e9, "qwen2", 896, 24, 14, 2, 4864, 151936, true},
+    {"Qwen2.5-1.5B", 1.54e9, "qwen2", 1536, 28, 12, 2, 8960, 151936, true},
+    {"Qwen2.5-3B", 3.09e9, "qwen2", 2048, 36, 16, 2, 11008, 151936, true},
+    {"Llama-2-7B", 6.74e9, "llama", 4096, 32, 32, 32, 11008, 32000, false},
+    {"Llama-3-8B", 8.03e9, "llama", 4096, 32, 32, 8, 14336, 128256, false},
+    {"Llama-2-13B", 13.0e9, "llama", 5120, 40, 40, 40, 13824, 32000, false},
+    {"Qwen2.5-14B", 14.8e9, "qwen2", 5120, 48, 40, 8, 13824, 152064, false},
+    {"Qwen2.5-32B", 32.8e9, "qwen2", 5120, 64, 40, 8, 27648, 152064, false},
+    {"Llama-2-70B", 69.0e9, "llama", 8192, 80, 64, 8, 28672, 32000, false},
+    {"Qwen1.5-110B", 111e9, "qwen2", 8192, 80, 64, 8, 49152, 152064, false},
+};
+
+}  // namespace
+
+ModelShape assumed_decoder_shape(std::uint64_t parameters) {
+  const TypicalDecoder* nearest = &kTypicalDecoders[0];
+  const double wanted = std::log(static_cast<double>(parameters));
+  for (const auto& decoder : kTypicalDecoders) {
+    if (std::abs(std::log(decoder.parameters) - wanted) < std::abs(std::log(nearest->parameters) - wanted)) nearest = &decoder;
+  }
+  Settings config{{"model_type", nearest->model_type},
+                  {"hidden_size", std::to_string(nearest->hidden)},
+                  {"num_hidden_layers", std::to_string(nearest->layers)},
+                  {"num_attention_heads", std::to_string(nearest->heads)},
+                  {"num_key_value_heads", std::to_string(nearest->kv_heads)},
+                  {"intermediate_size", std::to_string(nearest->intermediate)},
+                  {"vocab_size", std::to_string(nearest->vocab)},
+                  {"tie_word_embeddings", nearest->tied ? "true" : "false"}};
+  auto shape = shape_from_config(config);
+  if (!shape) return shape_from_count(parameters);  // the table is ftdiag's own: never expected
+  ModelShape out = *shape;
+  out.parameters = parameters;
+  out.source = "parameters";
+  out.assumed_from = nearest->name;
+  return out;
 }
 
 }  // namespace ftdiag::estimate

@@ -54,6 +54,13 @@ struct ModelShape {
   std::uint64_t experts_per_token = 0;  // MoE: experts each token is routed to
   bool tied_embeddings = false;
   bool gated_mlp = false;  // SwiGLU/GeGLU: three matrices per MLP, not two
+  // The config trains with dropout (a probability above 0 in
+  // attention_dropout, hidden_dropout, attn_pdrop, resid_pdrop, ...): its
+  // masks are kept for the backward. Llama-family configs say 0.
+  bool dropout = false;
+  // The dimensions are a typical model's of the size, not this model's
+  // ("Llama-2-7B"); empty when they are the model's own.
+  std::string assumed_from;
 
   // The linear layers LoRA may target (empty when unknown).
   std::vector<LinearWeights> linears;
@@ -101,5 +108,12 @@ Fact<std::uint64_t> parse_parameter_count(std::string_view text);
 // A shape with only a count (--params): the largest layer and dimensions are
 // unknown, so the estimates that need them say so.
 ModelShape shape_from_count(std::uint64_t parameters);
+
+// A bare count with the dimensions of a well-known decoder of about that
+// size (Qwen2.5 from 0.5B to 3B and at 14B and 32B, Llama 2 at 7B, 13B and
+// 70B, Llama 3 at 8B, Qwen1.5 at 110B: the nearest by size), so
+// activations and LoRA's adapters can be counted; `assumed_from` names it.
+// The count stays the one given.
+ModelShape assumed_decoder_shape(std::uint64_t parameters);
 
 }  // namespace ftdiag::estimate

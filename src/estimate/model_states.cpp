@@ -4,7 +4,16 @@
 
 namespace ftdiag::estimate {
 
-double adam_bytes_per_parameter(Precision precision) { return precision == Precision::fp32 ? 8 : 12; }
+double adam_bytes_per_parameter(Precision precision) {
+  switch (precision) {
+    case Precision::fp32:
+    case Precision::amp_bf16: return 8;  // the fp32 weights are the master copy
+    case Precision::pure_bf16: return 4;  // two bf16 moments, no master copy
+    case Precision::bf16:
+    case Precision::fp16: return 12;
+  }
+  return 12;
+}
 
 ModelStates model_states_per_gpu(const ParameterSplit& parameters, const TrainingSetup& setup) {
   const double ranks = static_cast<double>(setup.data_parallel_ranks());

@@ -19,8 +19,8 @@
 namespace ftdiag::estimate {
 
 // Bytes of optimizer state per trained parameter: Adam in mixed precision
-// keeps an fp32 master copy besides its two moments (12); in fp32 the
-// weights are the master copy (8).
+// keeps an fp32 master copy besides its two moments (12); in fp32 and under
+// AMP the weights are the master copy (8); pure bf16 keeps bf16 moments (4).
 double adam_bytes_per_parameter(Precision precision);
 
 struct ModelStates {

@@ -23,19 +23,48 @@ bool targeted(const LinearWeights& linear, const std::vector<std::string>& targe
   return std::find(targets.begin(), targets.end(), linear.name) != targets.end();
 }
 
+// The parameters of one decoder layer: the linear layers every layer has
+// (their count is the number of layers), without biases and norms.
+double decoder_layer_parameters(const ModelShape& shape) {
+  double per_layer = 0;
+  for (const auto& linear : shape.linears) {
+    if (shape.layers == 0 || linear.count % shape.layers != 0 || !adapted_by_default(linear.name)) continue;
+    per_layer += static_cast<double>(linear.in_features) * static_cast<double>(linear.out_features) *
+                 static_cast<double>(linear.count / shape.layers);  // an MoE layer's experts too
+  }
+  return per_layer;
+}
+
 }  // namespace
+
+double quantized_bytes_per_weight(int bits) {
+  if (bits >= 8) return kEightBitBytesPerWeight;
+  if (bits <= 2) return kTwoBitBytesPerWeight;
+  return kFourBitBytesPerWeight;
+}
 
 Fact<ParameterSplit> split_parameters(const ModelShape& shape, const TrainingSetup& setup) {
   ParameterSplit split;
   split.total = static_cast<double>(shape.parameters);
   const double training_bytes = bytes_per_weight(setup.precision);
-  if (setup.finetune == Finetune::full || setup.finetune == Finetune::freeze) {
+  if (setup.finetune == Finetune::full) {
     split.trainable = split.total;
     split.frozen_bytes_per_weight = training_bytes;
-    split.trainable_formula = setup.finetune == Finetune::full
-                                  ? fmt::format("all {} parameters", parameters_text(split.total))
-                                  : fmt::format("all {} parameters (freeze-tuning's trained share is not known: an upper bound)",
-                                                parameters_text(split.total));
+    split.trainable_formula = fmt::format("all {} parameters", parameters_text(split.total));
+    return split;
+  }
+  if (setup.finetune == Finetune::freeze) {
+    const double per_layer = decoder_layer_parameters(shape);
+    if (per_layer == 0 || shape.layers == 0) {
+      return Missing{MissingReason::not_present,
+                     "freeze-tuning's trained layers depend on the model's layers; give the model's directory (--model DIR)"};
+    }
+    const auto layers = std::min<std::uint64_t>(setup.freeze_trainable_layers, shape.layers);
+    split.trainable = std::min(split.total, per_layer * static_cast<double>(layers));
+    split.frozen = split.total - split.trainable;
+    split.frozen_bytes_per_weight = training_bytes;
+    split.trainable_formula = fmt::format("the last {} of {} decoder layers: {}", layers, shape.layers,
+                                          parameters_text(split.trainable));
     return split;
   }
   if (shape.linears.empty()) {
@@ -58,7 +87,8 @@ Fact<ParameterSplit> split_parameters(const ModelShape& shape, const TrainingSet
   split.trainable = adapters;
   split.frozen = split.total;  // the base stays whole; the adapters come on top
   split.total += adapters;
-  split.frozen_bytes_per_weight = setup.finetune == Finetune::qlora ? kFourBitBytesPerWeight : training_bytes;
+  split.frozen_bytes_per_weight =
+      setup.finetune == Finetune::qlora ? quantized_bytes_per_weight(setup.quantization_bits) : training_bytes;
   split.trainable_formula =
       fmt::format("rank {} x (in + out) over {}: {}", setup.lora_rank, fmt::join(adapted, ", "), parameters_text(adapters));
   return split;

@@ -24,17 +24,23 @@ std::string_view to_string(Precision precision) {
     case Precision::bf16: return "bf16";
     case Precision::fp16: return "fp16";
     case Precision::fp32: return "fp32";
+    case Precision::pure_bf16: return "pure_bf16";
+    case Precision::amp_bf16: return "amp_bf16";
   }
   return "bf16";
 }
 
 std::optional<Precision> precision_from_string(std::string_view text) {
-  for (auto p : {Precision::bf16, Precision::fp16, Precision::fp32}) {
+  for (auto p : {Precision::bf16, Precision::fp16, Precision::fp32, Precision::pure_bf16, Precision::amp_bf16}) {
     if (text == to_string(p)) return p;
   }
   return std::nullopt;
 }
 
-double bytes_per_weight(Precision precision) { return precision == Precision::fp32 ? 4 : 2; }
+double bytes_per_weight(Precision precision) {
+  return precision == Precision::fp32 || precision == Precision::amp_bf16 ? 4 : 2;
+}
+
+double bytes_per_activation(Precision precision) { return precision == Precision::fp32 ? 4 : 2; }
 
 }  // namespace ftdiag::estimate

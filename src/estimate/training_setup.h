@@ -17,12 +17,21 @@ enum class Finetune { full, lora, qlora, freeze };
 std::string_view to_string(Finetune finetune);
 std::optional<Finetune> finetune_from_string(std::string_view text);
 
-enum class Precision { bf16, fp16, fp32 };
+// bf16/fp16: mixed precision as DeepSpeed and the ZeRO paper keep it (16-bit
+// weights and gradients, an fp32 master copy in the optimizer); fp32;
+// pure_bf16: bf16 weights, gradients and Adam moments, no master copy
+// (LLaMA-Factory's pure_bf16, a model loaded in bf16 without DeepSpeed);
+// amp_bf16: fp32 weights and gradients with bf16 autocast (torch AMP, as a
+// trainer's --bf16 runs a model loaded or upcast to fp32 without DeepSpeed).
+enum class Precision { bf16, fp16, fp32, pure_bf16, amp_bf16 };
 
 std::string_view to_string(Precision precision);
 std::optional<Precision> precision_from_string(std::string_view text);
-// Bytes of one weight as training keeps it: 2 for bf16/fp16, 4 for fp32.
+// Bytes of one weight as training keeps it: 2 for bf16/fp16/pure_bf16, 4
+// for fp32 and amp_bf16.
 double bytes_per_weight(Precision precision);
+// Bytes of one activation element: 4 in fp32, else 2 (autocast computes in bf16).
+double bytes_per_activation(Precision precision);
 
 // Attention kernels: "eager" keeps the s x s attention scores for the
 // backward (Korthikanti et al. 2022 count them); flash attention and
@@ -36,6 +45,11 @@ struct TrainingSetup {
   std::uint64_t gpus_per_node = 1;
   std::uint64_t nodes = 1;
   Finetune finetune = Finetune::full;
+  // QLoRA's base: 8, 4 (bitsandbytes NF4, the default) or 2 bits a weight.
+  int quantization_bits = 4;
+  // Freeze-tuning trains the last N decoder layers (LLaMA-Factory's
+  // freeze_trainable_layers, default 2).
+  std::uint64_t freeze_trainable_layers = 2;
   std::uint64_t lora_rank = 8;
   // The module names LoRA adapts ("q_proj", "v_proj"); empty: every linear
   // layer of the decoder (LLaMA-Factory's and axolotl's "all").
@@ -43,7 +57,22 @@ struct TrainingSetup {
   Precision precision = Precision::bf16;
   std::uint64_t micro_batch = 1;
   std::uint64_t sequence_length = 2048;
+  // Full recomputation: each layer keeps only its input and is run again
+  // in the backward (transformers' gradient_checkpointing).
   bool gradient_checkpointing = false;
+  // Selective recomputation (Korthikanti et al. §5): the attention's s x s
+  // scores, softmax and dropout are recomputed, the rest kept.
+  bool selective_recompute = false;
+  // Dropout masks are kept whatever the model's config says (the paper's GPT
+  // trains with dropout; --dropout).
+  bool dropout = false;
+  // Megatron-style tensor parallelism: each layer's matrices split over t
+  // GPUs (weights, gradients, optimizer states and the activations inside
+  // attention and MLP); ZeRO's data-parallel ranks are the GPUs / t.
+  // Sequence parallelism splits the rest of the activations (norms, dropout,
+  // the layer's inputs) over the same t GPUs.
+  std::uint64_t tensor_parallel = 1;
+  bool sequence_parallel = false;
   Attention attention = Attention::flash;
   // ZeRO-3: stage3_gather_16bit_weights_on_model_save (the rank-0 gather).
   bool gather_16bit_weights_on_save = true;
@@ -77,7 +106,7 @@ struct TrainingSetup {
   // node's steady figure. Used to check the model against real CPU jobs.
   bool train_on_cpu = false;
 
-  std::uint64_t data_parallel_ranks() const { return gpus_per_node * nodes; }
+  std::uint64_t data_parallel_ranks() const { return gpus_per_node * nodes / (tensor_parallel ? tensor_parallel : 1); }
 };
 
 }  // namespace ftdiag::estimate

@@ -172,6 +172,10 @@ void zero_facts(const EvidenceDocument& document, FactSet& facts) {
 void precision_fact(const EvidenceDocument& document, FactSet& facts) {
   // A flag that is on names the precision; one that is off says nothing alone.
   auto on = [](const std::string& value) { return as_bool(value).value_or(false); };
+  // LLaMA-Factory's pure_bf16: bf16 weights and Adam moments, no fp32 master.
+  if (auto found = find_setting(document, {{"llamafactory", "pure_bf16"}, {"launch-command", "args.pure_bf16"}}, on)) {
+    return facts.set("config.precision", std::string("pure_bf16"), found->pointer);
+  }
   if (auto found = find_setting(document, {{"deepspeed", "bf16.enabled"}, {"launch-command", "args.bf16"}, {"llamafactory", "bf16"},
                                            {"axolotl", "bf16"}, {"trainer-arguments", "bf16"}}, on)) {
     return facts.set("config.precision", std::string("bf16"), found->pointer);

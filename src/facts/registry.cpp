@@ -315,7 +315,7 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"config.offload_optimizer", string, none, "where ZeRO keeps the optimizer states: cpu, nvme or none (none also when a whole DeepSpeed config has no offload_optimizer)"},
     {"config.offload_param", string, none, "where ZeRO-3 keeps the parameters: cpu, nvme or none"},
     {"config.gather_16bit_weights_on_save", boolean, none, "ZeRO-3 gathers the whole 16-bit model on one rank to save it (stage3_gather_16bit_weights_on_model_save, accelerate's zero3_save_16bit_model)"},
-    {"config.precision", string, none, "the training precision the configs set: bf16, fp16 or fp32"},
+    {"config.precision", string, none, "the training precision the configs set: bf16, fp16, fp32 or pure_bf16 (LLaMA-Factory's: bf16 weights and Adam moments, no fp32 master)"},
     {"config.finetuning", string, none, "what is trained: full, lora, qlora (LoRA on a 4- or 8-bit model) or freeze"},
     {"config.gpus_per_node", integer, count, "GPUs (processes) per node the launch asked for (--num_gpus, --nproc_per_node, --include, a hostfile's slots, accelerate's num_processes per machine)"},
     {"config.nodes", integer, count, "nodes the launch asked for (--num_nodes, --nnodes, num_machines, a hostfile's hosts)"},

@@ -26,7 +26,9 @@ json model_json(const MemoryEstimate& e) {
     model["dimensions"] = {{"hidden", shape.hidden},         {"layers", shape.layers},   {"heads", shape.heads},
                            {"kv_heads", shape.kv_heads},     {"head_dim", shape.head_dim}, {"intermediate", shape.intermediate},
                            {"vocab", shape.vocab},           {"experts", shape.experts}, {"experts_per_token", shape.experts_per_token},
-                           {"gated_mlp", shape.gated_mlp},   {"tied_embeddings", shape.tied_embeddings}};
+                           {"gated_mlp", shape.gated_mlp},   {"tied_embeddings", shape.tied_embeddings},
+                           {"dropout", shape.dropout}};
+    model["dimensions_assumed_from"] = shape.assumed_from.empty() ? json(nullptr) : json(shape.assumed_from);
   }
   return model;
 }
@@ -43,6 +45,10 @@ json setup_json(const TrainingSetup& s) {
           {"micro_batch", s.micro_batch},
           {"sequence_length", s.sequence_length},
           {"gradient_checkpointing", s.gradient_checkpointing},
+          {"selective_recompute", s.selective_recompute},
+          {"dropout", s.dropout},
+          {"tensor_parallel", s.tensor_parallel},
+          {"sequence_parallel", s.sequence_parallel},
           {"attention", s.attention == Attention::eager ? "eager" : "flash"},
           {"gather_16bit_weights_on_save", s.gather_16bit_weights_on_save},
           {"rank_baseline_bytes", whole(s.rank_baseline_bytes)},
@@ -57,12 +63,13 @@ json per_gpu_json(const MemoryEstimate& e) {
            {"optimizer_states_bytes", whole(g.states.optimizer_states.bytes)},
            {"model_states_bytes", whole(g.model_states())},
            {"optimizer_step_bytes", whole(g.optimizer_step.bytes)},
+           {"autocast_copies_bytes", whole(g.autocast_copies.bytes)},
            {"buffers_bytes", whole(g.buffers.bytes)},
            {"cuda_context_bytes", whole(g.cuda_context.bytes)},
            {"total_bytes", whole(g.total.bytes)},
            {"total_formula", g.total.formula}};
   json terms = json::array({term_json(g.states.weights), term_json(g.states.gradients), term_json(g.states.optimizer_states),
-                            term_json(g.optimizer_step), term_json(g.buffers)});
+                            term_json(g.optimizer_step), term_json(g.autocast_copies), term_json(g.buffers)});
   if (g.activations) {
     const auto& chosen = g.activations->chosen(e.setup);
     out["activations_bytes"] = whole(chosen.bytes);

@@ -21,10 +21,16 @@ std::string heading(const MemoryEstimate& e) {
   std::string trained = s.finetune == Finetune::full ? "full fine-tuning"
                                                      : fmt::format("{} ({} trained)", to_string(s.finetune),
                                                                    parameters_text(e.parameters.trainable));
+  const std::string source =
+      e.shape.assumed_from.empty() ? e.shape.source
+                                   : fmt::format("{}; its layers assumed to be {}'s: --model DIR for its own", e.shape.source,
+                                                 e.shape.assumed_from);
   return fmt::format("Model: {} (from {})\nSetup: {} on {} GPU{} per node x {} node{}, {}, {}, micro-batch {} x {} tokens{}\n",
-                     model, e.shape.source, describe_setup(s), s.gpus_per_node, s.gpus_per_node == 1 ? "" : "s", s.nodes,
+                     model, source, describe_setup(s), s.gpus_per_node, s.gpus_per_node == 1 ? "" : "s", s.nodes,
                      s.nodes == 1 ? "" : "s", to_string(s.precision), trained, s.micro_batch, s.sequence_length,
-                     s.gradient_checkpointing ? ", gradient checkpointing" : "");
+                     s.gradient_checkpointing ? ", gradient checkpointing"
+                     : s.selective_recompute  ? ", selective recomputation"
+                                              : "");
 }
 
 std::string per_gpu(const MemoryEstimate& e) {
@@ -35,6 +41,7 @@ std::string per_gpu(const MemoryEstimate& e) {
   out += row(g.states.optimizer_states);
   out += row("model states", g.model_states(), "");
   if (g.optimizer_step.bytes > 0) out += row(g.optimizer_step);
+  if (g.autocast_copies.bytes > 0) out += row(g.autocast_copies);
   out += row(g.buffers);
   if (g.activations) {
     out += row(g.activations->chosen(e.setup));
@@ -65,6 +72,7 @@ std::string host(const HostMemory& h) {
 }
 
 std::string deepspeed(const MemoryEstimate& e) {
+  if (e.deepspeed_rows.empty()) return "\nDeepSpeed's estimator: not shown, it counts no tensor parallelism\n";
   std::string out = fmt::format(
       "\nDeepSpeed's estimator ({}_model_states_mem_needs, {}; model states only, every parameter trained; its \"GB\" are GiB)\n",
       e.setup.zero_stage < 3 ? "estimate_zero2" : "estimate_zero3", deepspeed_formula_text(e.setup));

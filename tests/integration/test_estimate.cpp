@@ -35,7 +35,9 @@ TEST_CASE("estimate: 7B full fine-tuning under ZeRO-2 on 8 GPUs and a 64 GiB nod
   CHECK(r["schema_version"] == 1);
   CHECK(r["model"]["parameters"] == 7000000000LL);
   CHECK(r["per_gpu"]["model_states_bytes"] == 26250000000LL);  // 2Ψ + 14Ψ/8
-  CHECK(r["per_gpu"]["activations_bytes"].is_null());           // no dimensions from a bare count
+  // A bare count takes a typical decoder's dimensions, and says whose.
+  CHECK(r["model"]["dimensions_assumed_from"] == "Llama-2-7B");
+  CHECK(r["per_gpu"]["activations_bytes"].get<std::int64_t>() > 0);
   CHECK(r["per_gpu"]["total_bytes"].get<std::int64_t>() > r["per_gpu"]["model_states_bytes"].get<std::int64_t>());
   CHECK(r["per_node_host"]["steady_bytes"] == 32000000000LL);
   CHECK(r["per_node_host"]["checkpoint_save_peak_bytes"] == 149000000000LL);
@@ -96,9 +98,8 @@ TEST_CASE("estimate: bad input gets a clear message and its exit code") {
   auto garbage = estimate({"--params", "seven"});
   CHECK(garbage.outcome.exited_with(2));
   CHECK(garbage.outcome.err.find("--params seven") != std::string::npos);
-  auto lora = estimate({"--params", "7B", "--finetune", "lora"});
-  CHECK(lora.outcome.exited_with(2));
-  CHECK(lora.outcome.err.find("--model DIR") != std::string::npos);
+  CHECK(estimate({"--params", "7B", "--gpus-per-node", "8", "--tensor-parallel", "3"}).outcome.exited_with(2));
+  CHECK(estimate({"--params", "7B", "--sequence-parallel"}).outcome.exited_with(2));
   CHECK(estimate({"--params", "7B", "--zero-stage", "2", "--offload-param"}).outcome.exited_with(2));
   CHECK(estimate({"--params", "7B", "--host-mem", "lots"}).outcome.exited_with(2));
   // Not found (3): a missing config or model folder; a folder with nothing to size the model by.
@@ -178,6 +179,21 @@ TEST_CASE("estimate: --deepspeed-version before 0.14.3 shows DeepSpeed's documen
   auto bad = estimate({"--params", "3B", "--deepspeed-version", "latest"});
   CHECK(bad.outcome.exited_with(2));
   CHECK(bad.outcome.err.find("is not a version") != std::string::npos);
+}
+
+TEST_CASE("estimate: a bare count with LoRA takes a typical decoder's layers for the adapters, and says it is assumed") {
+  auto lora = estimate({"--params", "7B", "--finetune", "lora", "--no-gpu", "--host-mem", "64G", "--format", "json"});
+  REQUIRE_MESSAGE(lora.outcome.exited_with(0), lora.outcome.describe());
+  auto& model = lora.report["model"];
+  CHECK(model["parameters"] == 7000000000LL);  // the count given, not the typical model's
+  CHECK(model["dimensions_assumed_from"] == "Llama-2-7B");
+  // Rank 8 over q, k, v, o, gate, up, down of Llama-2-7B's 32 layers: 8 x (4 x 8192 + 3 x 15104) x 32 = 20.0 M.
+  CHECK(model["trainable_parameters"] == 8LL * (4 * 8192 + 3 * 15104) * 32);
+  auto text = estimate({"--params", "7B", "--finetune", "lora", "--no-gpu", "--host-mem", "64G"});
+  CHECK(text.outcome.out.find("its layers assumed to be Llama-2-7B's: --model DIR for its own") != std::string::npos);
+  // 70B takes Llama-2-70B's, 1.5B Qwen2.5-1.5B's.
+  CHECK(estimate({"--params", "70B", "--no-gpu", "--format", "json"}).report["model"]["dimensions_assumed_from"] == "Llama-2-70B");
+  CHECK(estimate({"--params", "1.5B", "--no-gpu", "--format", "json"}).report["model"]["dimensions_assumed_from"] == "Qwen2.5-1.5B");
 }
 
 }  // namespace ftdiag::itest

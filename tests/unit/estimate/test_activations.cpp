@@ -73,3 +73,56 @@ TEST_CASE("activations: gradient checkpointing keeps each layer's input and reco
   REQUIRE_FALSE(unknown);
   CHECK(unknown.missing().detail.find("--model DIR") != std::string::npos);
 }
+
+TEST_CASE("activations: Korthikanti et al.'s Table 2, tensor and sequence parallelism, selective and full recomputation") {
+  // GPT-3 22B, 175B, 530B and 1T as the paper's Table 3 trains them: t = 8, s = 2048, b = 1.
+  struct Model {
+    std::uint64_t heads, hidden, layers;
+  };
+  for (const auto m : {Model{64, 6144, 48}, Model{96, 12288, 96}, Model{128, 20480, 105}, Model{160, 25600, 128}}) {
+    CAPTURE(m.hidden);
+    const auto shape = gpt(m.hidden, m.heads, m.layers);
+    const double s = 2048, b = 1, h = static_cast<double>(m.hidden), a = static_cast<double>(m.heads), t = 8;
+    auto setup = batch(1, 2048, Attention::eager);
+    setup.dropout = true;
+    CHECK(layer_activation_bytes(shape, setup) == doctest::Approx(s * b * h * (34 + 5 * a * s / h)));
+    setup.tensor_parallel = 8;
+    CHECK(layer_activation_bytes(shape, setup) == doctest::Approx(s * b * h * (10 + 24 / t + 5 * a * s / (h * t))));
+    setup.sequence_parallel = true;
+    CHECK(layer_activation_bytes(shape, setup) == doctest::Approx(s * b * h / t * (34 + 5 * a * s / h)));
+    setup.selective_recompute = true;
+    CHECK(layer_activation_bytes(shape, setup) == doctest::Approx(s * b * h / t * 34));
+    setup.sequence_parallel = false;
+    CHECK(layer_activation_bytes(shape, setup) == doctest::Approx(s * b * h * (10 + 24 / t)));
+    // Full recomputation keeps each layer's input: the paper's 2sbhL (2sbhL/t with sequence parallelism).
+    auto full = batch(1, 2048, Attention::eager);
+    full.gradient_checkpointing = true;
+    auto kept = activations_per_gpu(shape, full, {.dropout = true});
+    REQUIRE(kept);
+    CHECK(kept->layer_inputs == doctest::Approx(2 * s * b * h * static_cast<double>(m.layers)));
+    full.tensor_parallel = 8;
+    full.sequence_parallel = true;
+    kept = activations_per_gpu(shape, full, {.dropout = true});
+    REQUIRE(kept);
+    CHECK(kept->layer_inputs == doctest::Approx(2 * s * b * h * static_cast<double>(m.layers) / t));
+  }
+}
+
+TEST_CASE("activations: fp32 training keeps 4-byte elements (masks stay 1 byte), a config with dropout keeps its masks") {
+  const auto shape = gpt(4096, 32, 2);
+  auto half = batch(1, 2048, Attention::eager);
+  auto full = half;
+  full.precision = Precision::fp32;
+  const double s = 2048, h = 4096, a = 32;
+  // Without dropout every element doubles: sbh(30) + 2as^2b at 2 bytes becomes twice that.
+  CHECK(layer_activation_bytes(shape, full) == doctest::Approx(2 * layer_activation_bytes(shape, half)));
+  // With dropout the 1-byte masks (2sbh and as^2b) do not double.
+  half.dropout = full.dropout = true;
+  const double masks = 2 * s * h + a * s * s;
+  CHECK(layer_activation_bytes(shape, full) == doctest::Approx(2 * (layer_activation_bytes(shape, half) - masks) + masks));
+  // The model's own config says it trains with dropout.
+  auto with_dropout = shape;
+  with_dropout.dropout = true;
+  CHECK(layer_activation_bytes(with_dropout, batch(1, 2048, Attention::eager)) ==
+        doctest::Approx(s * h * (34 + 5 * a * s / h)));
+}

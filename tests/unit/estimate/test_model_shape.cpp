@@ -443,3 +443,25 @@ TEST_CASE("shape_from_count: a bare count") {
   CHECK(shape.largest_layer_parameters == 0);
   CHECK_FALSE(shape.has_dimensions());
 }
+
+TEST_CASE("shape_from_config: a config that trains with dropout says so; Llama-family configs with 0.0 do not") {
+  CHECK_FALSE(shape_of(kLlama2_7B).dropout);
+  CHECK_FALSE(shape_of(kChatGLM3_6B).dropout);  // attention_dropout and hidden_dropout 0.0
+  std::string with_dropout(kPythia_160M);
+  with_dropout.insert(with_dropout.size() - 1, R"(, "attention_dropout": 0.1)");
+  CHECK(shape_of(with_dropout).dropout);
+}
+
+TEST_CASE("assumed_decoder_shape: the nearest typical decoder's dimensions, the count as given") {
+  const auto seven = assumed_decoder_shape(7'000'000'000);
+  CHECK(seven.parameters == 7'000'000'000);
+  CHECK(seven.assumed_from == "Llama-2-7B");
+  CHECK(seven.hidden == 4096);
+  CHECK(seven.layers == 32);
+  CHECK(seven.has_dimensions());
+  CHECK_FALSE(seven.linears.empty());
+  CHECK(assumed_decoder_shape(8'000'000'000).assumed_from == "Llama-3-8B");
+  CHECK(assumed_decoder_shape(30'000'000'000).assumed_from == "Qwen2.5-32B");
+  CHECK(assumed_decoder_shape(100'000'000).assumed_from == "Qwen2.5-0.5B");
+  CHECK(assumed_decoder_shape(400'000'000'000).assumed_from == "Qwen1.5-110B");
+}

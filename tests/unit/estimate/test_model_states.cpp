@@ -111,3 +111,39 @@ TEST_CASE("optimizer step: DeepSpeed's fp32 gradient partition makes ZeRO-2 2Ψ 
   offloaded.offload_optimizer = true;
   CHECK(optimizer_step_per_gpu(t5_3b, offloaded).bytes == 0);
 }
+
+TEST_CASE("tensor parallelism: each GPU holds 1/t of every layer, and ZeRO partitions over the GPUs / t") {
+  auto setup = on_ranks(2, 8);
+  setup.tensor_parallel = 2;
+  CHECK(setup.data_parallel_ranks() == 4);
+  const auto shape = assumed_decoder_shape(7'000'000'000);
+  const auto estimate = estimate_memory(shape, setup);
+  REQUIRE(estimate);
+  // ZeRO-2 on each GPU's half: 2 B x Ψ/2 of weights, (2 + 12) B x Ψ/2 / 4 partitioned.
+  CHECK(estimate->per_gpu.states.weights.bytes == doctest::Approx(2 * 3.5e9));
+  CHECK(estimate->per_gpu.model_states() == doctest::Approx(2 * 3.5e9 + 14 * 3.5e9 / 4));
+  CHECK(estimate->deepspeed_rows.empty());  // DeepSpeed's estimator has no tensor parallelism
+  setup.tensor_parallel = 3;
+  CHECK_FALSE(estimate_memory(shape, setup));  // 8 GPUs do not split into groups of 3
+}
+
+TEST_CASE("freeze-tuning trains the last N decoder layers; pure bf16 keeps 8 B a parameter, AMP 18") {
+  const auto shape = assumed_decoder_shape(7'000'000'000);  // Llama-2-7B's layers
+  auto setup = on_ranks(0, 1);
+  setup.finetune = Finetune::freeze;
+  auto split = split_parameters(shape, setup);
+  REQUIRE(split);
+  // One Llama-2-7B layer: q, k, v, o (4096 x 4096) and gate, up, down (4096 x 11008): 202.4 M.
+  const double layer = 4.0 * 4096 * 4096 + 3.0 * 4096 * 11008;
+  CHECK(split->trainable == doctest::Approx(2 * layer));
+  setup.freeze_trainable_layers = 4;
+  CHECK(split_parameters(shape, setup)->trainable == doctest::Approx(4 * layer));
+  CHECK_FALSE(split_parameters(shape_from_count(7'000'000'000), setup));  // no layers to count
+  const ParameterSplit all{.total = 1e9, .trainable = 1e9, .frozen = 0, .frozen_bytes_per_weight = 2};
+  auto pure = on_ranks(0, 1);
+  pure.precision = Precision::pure_bf16;
+  CHECK(model_states_per_gpu(all, pure).total() == doctest::Approx(8e9));
+  auto amp = on_ranks(0, 1);
+  amp.precision = Precision::amp_bf16;
+  CHECK(model_states_per_gpu(all, amp).total() == doctest::Approx(16e9));  // + 2 B of autocast copies per estimate
+}
