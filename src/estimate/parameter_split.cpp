@@ -56,8 +56,13 @@ Fact<ParameterSplit> split_parameters(const ModelShape& shape, const TrainingSet
   if (setup.finetune == Finetune::freeze) {
     const double per_layer = decoder_layer_parameters(shape);
     if (per_layer == 0 || shape.layers == 0) {
-      return Missing{MissingReason::not_present,
-                     "freeze-tuning's trained layers depend on the model's layers; give the model's directory (--model DIR)"};
+      // Without its layers the trained share is not known: all of it, an upper bound, said.
+      split.trainable = split.total;
+      split.frozen_bytes_per_weight = training_bytes;
+      split.trainable_formula = fmt::format(
+          "all {} parameters (freeze-tuning's trained layers are not known without the model's layers: an upper bound)",
+          parameters_text(split.total));
+      return split;
     }
     const auto layers = std::min<std::uint64_t>(setup.freeze_trainable_layers, shape.layers);
     split.trainable = std::min(split.total, per_layer * static_cast<double>(layers));

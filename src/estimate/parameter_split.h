@@ -35,9 +35,10 @@ struct ParameterSplit {
 
 // Full fine-tuning trains all of them; LoRA adds rank x (in + out) for each
 // adapted linear layer and freezes the base; QLoRA also stores the base in
-// 8, 4 or 2 bits. Freeze-tuning trains the last N decoder layers. Missing
-// when LoRA's or freeze-tuning's count needs the model's layers and only a
-// parameter count is known.
+// 8, 4 or 2 bits. Freeze-tuning trains the last N decoder layers (all of
+// them, an upper bound said in the formula, when the layers are not known).
+// Missing when LoRA's count needs the model's layers and only a parameter
+// count is known.
 Fact<ParameterSplit> split_parameters(const ModelShape& shape, const TrainingSetup& setup);
 
 }  // namespace ftdiag::estimate
