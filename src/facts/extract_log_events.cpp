@@ -102,6 +102,7 @@ void extract_log_event_facts(const evidence::EvidenceDocument& document, const s
   set_text("log.gpu_lost", first_of(events, {"gpu-lost"}), [](const LogEvent& e) { return e.text; });
   set_text("log.cuda_illegal_address", first_of(events, {"cuda-illegal-address"}), [](const LogEvent& e) { return e.text; });
   set_text("log.cuda_no_kernel_image", first_of(events, {"cuda-no-kernel-image"}), [](const LogEvent& e) { return e.text; });
+  set_text("log.driver_module_mismatch", first_of(events, {"driver-module-mismatch"}), [](const LogEvent& e) { return e.text; });
   set_text("log.launcher_signalled", first_of(events, {"launcher-signalled"}), [](const LogEvent& e) { return e.text; });
   const Located* timeout = nullptr;
   std::int64_t frames = 0;

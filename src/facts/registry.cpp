@@ -92,6 +92,7 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"log.cuda_ecc_error", string, none, "a CUDA \"uncorrectable ECC error encountered\" line"},
     {"log.gpu_lost", string, none, "a line saying the driver lost a GPU (nvidia-smi's \"GPU is lost. Reboot the system to recover this GPU\")"},
     {"log.cuda_illegal_address", string, none, "a CUDA \"an illegal memory access was encountered\" line"},
+    {"log.driver_module_mismatch", string, none, "a line saying the NVIDIA driver's user-space library and its loaded kernel module differ (\"Failed to initialize NVML: Driver/library version mismatch\", \"NVRM: API mismatch\")"},
     {"log.cuda_no_kernel_image", string, none, "a \"no kernel image is available for execution on the device\" line (a build without the GPU's architecture)"},
     {"log.nccl_timeout", string, none, "an NCCL watchdog timeout line (a collective that ran past its timeout)"},
     {"log.launcher_signalled", string, none, "a launcher's line saying it was itself signalled and stops every rank (torchelastic's \"Received 1 death signal, shutting down workers\")"},

@@ -17,7 +17,7 @@ constexpr std::array kCauses = std::to_array<CauseSpec>({
     {"container-oom", "a cgroup limit (Kubernetes, Docker, Slurm) was hit, not the node's RAM, and no more specific consumer is known", true, "The job hit the memory limit of its container or allocation"},
     {"shm-exhausted", "/dev/shm too small (bus error, dataloader workers)", false, "Shared memory (/dev/shm) ran out"},
     {"external-kill", "killed by a scheduler, a time limit, preemption, a watchdog or a user", false, "Something outside the job stopped it (a scheduler, a time limit, preemption, a watchdog or a user)"},
-    {"cuda-driver-mismatch", "the framework's CUDA build is newer than the driver supports", false, "The framework was built for a newer CUDA than the GPU driver supports"},
+    {"cuda-driver-mismatch", "the framework's CUDA build is newer than the driver supports, or the driver's library and kernel module differ", false, "The GPU driver cannot run the job's CUDA (too old for its build, or half upgraded)"},
     {"library-abi-mismatch", "an extension built against another torch/CUDA, or two CUDA runtimes loaded", false, "An extension or library was built for another version of torch or CUDA"},
     {"gpu-hardware-xid", "the GPU or its driver failed (NVIDIA Xid)", false, "The GPU or its driver failed"},
     {"gpu-oom", "CUDA out of memory, classified by phase (load, forward/backward, optimizer step, fragmentation)", false, "The GPU ran out of memory"},

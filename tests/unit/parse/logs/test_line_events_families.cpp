@@ -186,6 +186,11 @@ TEST_CASE("line event families: libraries built for another CUDA or torch, and t
                    "library-abi-error torchvision");
   check_everywhere("RuntimeError: The detected CUDA version (12.1) mismatches the version that was used to compile PyTorch (11.8). Please make sure to use the same CUDA versions.",
                    "library-abi-error pytorch required_by=11.8 version=12.1");
+  check_everywhere("Failed to initialize NVML: Driver/library version mismatch", "driver-module-mismatch nvml");
+  check_everywhere("[  52.1] NVRM: API mismatch: the client has the version 535.104.05, but",
+                   "driver-module-mismatch nvidia-kernel-module library_version=535.104.05");
+  check_everywhere("E tensorflow/stream_executor/cuda/cuda_diagnostics.cc:296] kernel version 352.63.0 does not match DSO version 361.93.2 -- cannot find working devices in this configuration",
+                   "driver-module-mismatch tensorflow library_version=361.93.2 module_version=352.63.0");
   check_everywhere("ImportError: cannot import name 'PrepareModuleInputOutput' from 'torch.distributed.tensor.parallel' (/opt/venv/lib/python3.12/site-packages/torch/distributed/tensor/parallel/__init__.py)",
                    "library-abi-error python exception=ImportError library=torch.distributed.tensor.parallel symbol=PrepareModuleInputOutput");
   check_everywhere("ImportError: cannot import name 'PrepareModuleInputOutput' from 'torch.distributed.tensor.parallel'",
