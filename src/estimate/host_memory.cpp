@@ -150,7 +150,9 @@ HostMemory host_memory_per_node(const ParameterSplit& parameters, const Training
 
   const double optimizer_files = 12 * q.trained * q.ranks_here / q.ranks;
   const Term optimizer_load{"each rank's optimizer partition", optimizer_files,
-                            fmt::format("12 B x {} trained x {} here / {}", parameters_text(q.trained), ranks_text(q.ranks_here), ranks_text(q.ranks))};
+                            fmt::format("12 B x {} trained x {} here / {}, every rank's file loaded to host memory at once "
+                                        "(an upper bound: DeepSpeed's load_checkpoint maps each to the CPU)",
+                                        parameters_text(q.trained), ranks_text(q.ranks_here), ranks_text(q.ranks))};
   if (setup.zero_stage < 3) {
     host.resume = with_baseline("resume", host.baseline, offload,
                                 {"every rank's model states and optimizer partition", q.ranks_here * q.state_dict + optimizer_files,

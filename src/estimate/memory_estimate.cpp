@@ -41,7 +41,9 @@ void add_deepspeed_rows(MemoryEstimate& estimate) {
   if (setup.zero_stage < 3) {
     estimate.deepspeed_rows = deepspeed_zero2_rows(
         total, per_node, nodes, setup.deepspeed_estimator_before_0_14_3 ? Zero2Formula::before_0_14_3 : Zero2Formula::current);
-    estimate.deepspeed_matching_row = setup.offload_optimizer ? 0 : 1;
+    // The ZeRO-2 estimator's rows are this setup only under ZeRO-2: shown
+    // beside ZeRO-0 and ZeRO-1 for reference, none marked.
+    if (setup.zero_stage == 2) estimate.deepspeed_matching_row = setup.offload_optimizer ? 0 : 1;
     return;
   }
   estimate.deepspeed_rows =

@@ -64,8 +64,9 @@ std::string host(const HostMemory& h) {
   out += row(h.init);
   out += row(h.checkpoint_save.peak);
   for (const auto& phase : h.checkpoint_save.phases) {
+    const bool peak = phase.name == h.checkpoint_save.largest_phase;
     out += fmt::format("  {:<22} {:>9}   {}{}\n", "", size_text(phase.bytes), phase.name,
-                       phase.name == h.checkpoint_save.largest_phase ? " (the peak)" : "");
+                       !peak ? "" : phase.bytes > 0 ? " (the peak)" : " (nothing beyond the steady figure)");
   }
   out += row(h.resume);
   return out;
@@ -83,9 +84,12 @@ std::string deepspeed(const MemoryEstimate& e) {
   return out;
 }
 
-std::string fit_text(const std::optional<bool>& fits) {
+// A tight option is within both memories but not their margins: the one
+// that misses its margin reads "tight", not "no".
+std::string fit_text(const std::optional<bool>& fits, bool tight) {
   if (!fits) return "?";
-  return *fits ? "yes" : "no";
+  if (*fits) return "yes";
+  return tight ? "tight" : "no";
 }
 
 std::string advice_text(const Advice& advice, const Resources& resources) {
@@ -102,9 +106,9 @@ std::string advice_text(const Advice& advice, const Resources& resources) {
   out += fmt::format("\n  {:<52} {:>9} {:>10} {:>9}  {:<5} {:<5}\n", "option", "per GPU", "save peak", "host peak", "GPU", "host");
   for (std::size_t i = 0; i < advice.options.size(); ++i) {
     const auto& o = advice.options[i];
-    out += fmt::format("{} {:<52} {:>9} {:>10} {:>9}  {:<5} {:<5}{}\n", advice.chosen == i ? "*" : " ", o.name,
+    out += fmt::format("{} {:<52} {:>9} {:>10} {:>9}  {:<5} {:<5}\n", advice.chosen == i ? "*" : " ", o.name,
                        size_text(o.per_gpu_bytes), size_text(o.host_save_peak_bytes), size_text(o.host_peak_bytes),
-                       fit_text(o.fits_gpu), fit_text(o.fits_host), o.tight ? " tight" : "");
+                       fit_text(o.fits_gpu, o.tight), fit_text(o.fits_host, o.tight));
   }
   return out;
 }

@@ -196,4 +196,21 @@ TEST_CASE("estimate: a bare count with LoRA takes a typical decoder's layers for
   CHECK(estimate({"--params", "1.5B", "--no-gpu", "--format", "json"}).report["model"]["dimensions_assumed_from"] == "Qwen2.5-1.5B");
 }
 
+TEST_CASE("estimate: DeepSpeed's ZeRO-2 rows beside ZeRO-0 mark no row as this setup, a save with nothing to add says so") {
+  auto zero0 = estimate({"--params", "1B", "--zero-stage", "0", "--gpus-per-node", "2", "--no-gpu", "--host-mem", "64G"});
+  REQUIRE_MESSAGE(zero0.outcome.exited_with(0), zero0.outcome.describe());
+  CHECK(zero0.outcome.out.find("<- this setup") == std::string::npos);
+  auto zero2 = estimate({"--params", "1B", "--zero-stage", "2", "--gpus-per-node", "2", "--no-gpu", "--host-mem", "64G"});
+  CHECK(zero2.outcome.out.find("<- this setup") != std::string::npos);
+  // ZeRO-3 with the optimizer offloaded and no 16-bit gather: the save copies nothing more.
+  TempDir tmp;
+  write_text(tmp / "ds.json", R"({"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"},
+    "stage3_gather_16bit_weights_on_model_save": false}, "bf16": {"enabled": true}})");
+  auto nothing = estimate({"--params", "1B", "--deepspeed", (tmp / "ds.json").string(), "--gpus-per-node", "2", "--no-gpu",
+                           "--host-mem", "64G"});
+  REQUIRE_MESSAGE(nothing.outcome.exited_with(0), nothing.outcome.describe());
+  CHECK(nothing.outcome.out.find("(nothing beyond the steady figure)") != std::string::npos);
+  CHECK(nothing.outcome.out.find("0 B   the optimizer partitions (the peak)") == std::string::npos);
+}
+
 }  // namespace ftdiag::itest

@@ -142,7 +142,7 @@ std::vector<PublishedFigure> published_figures() {
     rows.push_back({"Freeze, 16 bits" + at, lf, "2x GB", 2,
                     [=] { return weights_per_parameter(size, one_gpu(Precision::bf16, Finetune::freeze)); }, 0.10,
                     "the table counts the weights; ftdiag adds the trained layers' gradients and Adam states"});
-    for (const auto [bits, rule, published] : {std::tuple{8, "x GB", 1.0}, std::tuple{4, "x/2 GB", 0.5}, std::tuple{2, "x/4 GB", 0.25}}) {
+    for (const auto& [bits, rule, published] : {std::tuple{8, "x GB", 1.0}, std::tuple{4, "x/2 GB", 0.5}, std::tuple{2, "x/4 GB", 0.25}}) {
       auto setup = one_gpu(Precision::bf16, Finetune::qlora);
       setup.quantization_bits = bits;
       // What ftdiag stores beside the bits themselves: quantisation constants,
@@ -165,7 +165,7 @@ std::vector<PublishedFigure> published_figures() {
 
   // Korthikanti et al. 2022, Table 2, on the GPT-3 shapes of their Table 3 (t = 8, s = 2048, b = 1).
   const char* korthikanti = "Korthikanti et al. 2022, Table 2 (per layer)";
-  for (const auto [name, hidden, heads] : {std::tuple{"22B", 6144, 64}, std::tuple{"175B", 12288, 96},
+  for (const auto& [name, hidden, heads] : {std::tuple{"22B", 6144, 64}, std::tuple{"175B", 12288, 96},
                                            std::tuple{"530B", 20480, 128}, std::tuple{"1T", 25600, 160}}) {
     rows.push_back({fmt::format("GPT-3 {} tensor parallel", name), korthikanti, "sbh(10 + 24/t + 5as/(ht))", 1,
                     [=] { return korthikanti_ratio(hidden, heads, false, false); }, 0.001});
