@@ -81,6 +81,11 @@ std::string deepspeed(const MemoryEstimate& e) {
   for (std::size_t i = 0; i < e.deepspeed_rows.size(); ++i) {
     out += fmt::format("  {}{}\n", deepspeed_row_text(e.deepspeed_rows[i]), e.deepspeed_matching_row == i ? "   <- this setup" : "");
   }
+  if (e.parameters.frozen > 0) {
+    out += fmt::format("  (its rows count the {} frozen parameters as trained, with gradients and Adam states: an upper bound "
+                       "for {}, DeepSpeed#5304)\n",
+                       parameters_text(e.parameters.frozen), to_string(e.setup.finetune));
+  }
   return out;
 }
 

@@ -191,6 +191,8 @@ TEST_CASE("estimate: a bare count with LoRA takes a typical decoder's layers for
   CHECK(model["trainable_parameters"] == 8LL * (4 * 8192 + 3 * 15104) * 32);
   auto text = estimate({"--params", "7B", "--finetune", "lora", "--no-gpu", "--host-mem", "64G"});
   CHECK(text.outcome.out.find("its layers assumed to be Llama-2-7B's: --model DIR for its own") != std::string::npos);
+  // DeepSpeed's estimator counts the frozen base as trained: said under its rows.
+  CHECK(text.outcome.out.find("frozen parameters as trained, with gradients and Adam states: an upper bound for lora") != std::string::npos);
   // 70B takes Llama-2-70B's, 1.5B Qwen2.5-1.5B's.
   CHECK(estimate({"--params", "70B", "--no-gpu", "--format", "json"}).report["model"]["dimensions_assumed_from"] == "Llama-2-70B");
   CHECK(estimate({"--params", "1.5B", "--no-gpu", "--format", "json"}).report["model"]["dimensions_assumed_from"] == "Qwen2.5-1.5B");
