@@ -226,6 +226,7 @@ TEST_CASE("line event families: libraries built for another CUDA or torch, and t
   check_everywhere("node1:1234:1290 [0] include/alloc.h:103 NCCL WARN Cuda failure 'out of memory'", "cuda-oom nccl library=nccl");
   check_everywhere("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 804: forward compatibility was attempted on non supported HW",
                    "cuda-driver-too-old cuda");
+  check_everywhere("   [[ Forward compatibility was attempted on non supported HW (error 804) ]]", "cuda-driver-too-old cuda");
 }
 
 TEST_CASE("line event families: PBS's and LSF's words for a job they ended") {
@@ -264,7 +265,9 @@ TEST_CASE("line event families: other accelerators' and frameworks' out-of-memor
                    "oomd-kill ray memory_total=62.75 memory_used=59.62 node=tr001 threshold=95");
   check_everywhere("node08:27106:27302 [0] include/shm.h:27 NCCL WARN Call to shm_open failed : Permission denied", "shm-error nccl error=Permission denied");
   check_everywhere("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 803: system has unsupported display driver / cuda driver combination",
-                   "library-abi-error cuda library=libcuda.so");
+                   "driver-module-mismatch cuda");
+  // NGC containers' start-up banner quotes CUDA's error strings capitalised.
+  check_everywhere("   [[ System has unsupported display driver / cuda driver combination (error 803) ]]", "driver-module-mismatch cuda");
   check_everywhere("Unable to determine the device handle for GPU0000:03:00.0: Unknown Error", "gpu-lost nvml pci=0000:03:00.0");
   check_everywhere("node1:1234:1290 [0] misc/socket.cc:484 NCCL WARN Net : Connect to 10.0.0.2<43215> failed : Connection refused",
                    "nccl-error nccl message=Connect to 10.0.0.2<43215> failed : Connection refused");
