@@ -94,6 +94,8 @@ TEST_CASE("failure words: crashes, stacks, shared memory, links and stops") {
   CHECK(word_of("Job cancelled because its time value was exceeded") == "stopped");
   // rdma-core's mlx5 provider and NCCL on a failed InfiniBand transfer; cpm_kernels' unloaded libraries.
   CHECK(word_of("(LLMRayActor pid=90738, ip=172.19.24.110) mlx5: host_unknown: got completion with error:") == "nccl");
+  // NCCL's WARN level: where it gives up on a call and returns an error.
+  CHECK(word_of("lrdn0001:123:456 [0] graph/topo.h:230 NCCL WARN Could not find NET with id 0") == "nccl");
   CHECK(word_of("node3:1234:1290 [2] NCCL WARN NET/IB : Got completion with error 12, opcode 0, len 0, vendor err 129") == "nccl");
   CHECK(word_of("RuntimeError: Library cublasLt is not initialized") == "library-abi");
   CHECK(word_of("RuntimeError: Library cuda is not initialized") == "cuda-driver");
