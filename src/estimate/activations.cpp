@@ -6,10 +6,6 @@ namespace ftdiag::estimate {
 
 namespace {
 
-// Bytes of one activation element as training keeps it: 2 under bf16/fp16
-// autocast (the paper's count), 4 in fp32. Dropout masks are 1 byte.
-double element_bytes(const TrainingSetup& setup) { return bytes_per_activation(setup.precision); }
-
 double tensor_parallel_degree(const TrainingSetup& setup) {
   return static_cast<double>(setup.tensor_parallel ? setup.tensor_parallel : 1);
 }
@@ -30,7 +26,7 @@ double layer_activation_bytes(const ModelShape& shape, const TrainingSetup& setu
   const double q_width = a * head_dim;
   const double inner = static_cast<double>(shape.intermediate ? shape.intermediate : 4 * shape.hidden);
   const double mask = (options.dropout || setup.dropout || shape.dropout) ? 1 : 0;
-  const double e = element_bytes(setup);
+  const double e = bytes_per_activation(setup.precision);  // dropout masks are 1 byte
   const double t = tensor_parallel_degree(setup);
   const double sp = sequence_split(setup);
 
@@ -73,7 +69,7 @@ Fact<Activations> activations_per_gpu(const ModelShape& shape, const TrainingSet
   const double layers = static_cast<double>(shape.layers);
   const double vocab = static_cast<double>(shape.vocab);
 
-  const double e = element_bytes(setup);
+  const double e = bytes_per_activation(setup.precision);  // dropout masks are 1 byte
   const double tp = tensor_parallel_degree(setup);
   const double sp = sequence_split(setup);
 
