@@ -24,12 +24,12 @@
 #include "cli/help_format.h"
 #include "cli/redaction_option.h"
 #include "cli/text_options.h"
+#include "collect/configs/command_configs.h"
 #include "collect/configs/json_settings.h"
 #include "collect/host/host_name.h"
 #include "collect/weights/model_weights.h"
 #include "collectors/environment.h"
 #include "journal/environment_file.h"
-#include "parse/configs/launch_command.h"
 #include "report/checks_text.h"
 #include "report/preflight_inputs.h"
 #include "report/report_json.h"
@@ -55,14 +55,6 @@ struct PreflightArguments {
   Redaction redaction = Redaction::on;
   TextOptions text;
 };
-
-// A word as a shell would need it, so the command reads back as it was given.
-std::string shell_quoted(const std::string& word) {
-  if (!word.empty() && word.find_first_of(" \t\n'\"\\$`") == std::string::npos) return word;
-  std::string quoted = "'";
-  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
 
 std::vector<std::string> own_environment() {
   std::vector<std::string> out;
@@ -133,15 +125,16 @@ int preflight(const PreflightArguments& args) {
     if (!config) return unusable_input(config.missing().detail);
     host.configs.push_back(std::move(config).value());
   }
-  // The job's command says the launch: ranks per node, nodes, the trainer's
-  // arguments (what the memory model needs beside the DeepSpeed config).
+  // The job's command says the launch (ranks per node, nodes, the trainer's
+  // arguments) and names the configs and the model the job will read.
   if (!args.command.empty()) {
-    std::string line;
-    for (const auto& word : args.command) line += (line.empty() ? "" : " ") + shell_quoted(word);
-    if (auto settings = parse::read_launch_command(line)) {
-      host.configs.push_back({.from = {.collector = "preflight", .file = "the command after --"}, .kind = "launch-command",
-                              .settings = std::move(*settings)});
+    std::error_code ec;
+    auto named = collect::read_command_configs(args.command, fs::current_path(ec), "the command after --");
+    for (auto& config : named.configs) {
+      host.configs.push_back({.from = {.collector = "preflight", .file = config.file}, .kind = std::move(config.kind),
+                              .settings = std::move(config.settings)});
     }
+    for (const auto& why : named.unread) std::fprintf(stderr, "ftdiag preflight: the command names a file not read: %s\n", why.c_str());
   }
   if (!args.model.empty()) {
     const auto model_config = fs::path(args.model) / "config.json";

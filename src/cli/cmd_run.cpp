@@ -15,6 +15,7 @@
 #include "cli/finite_range.h"
 #include "cli/help_format.h"
 #include "cli/redaction_option.h"
+#include "cli/save_forecast.h"
 #include "cli/text_options.h"
 #include "cli/suggest.h"
 #include "collectors/environment.h"
@@ -42,6 +43,7 @@ struct RunArguments {
   std::vector<std::string> rule_dirs;
   bool quiet = false;
   bool environment = true;  // --no-environment: no environment.json
+  bool forecast_save = true;  // --no-save-forecast: no forecast of the checkpoint save
   Redaction redaction = Redaction::on;  // --no-redact: the journal and environment.json as the job had them
   TextOptions text;
 };
@@ -105,6 +107,7 @@ int run_supervised(RunArguments& args) {
   if (phases) args.options.phases = &phases.value();
   const auto line_events = load_line_events();
   if (line_events) args.options.line_events = &*line_events;
+  if (args.forecast_save) args.options.save_forecaster = save_forecaster_for(args.options.argv, args.rule_dirs);
   auto outcome = supervise::supervise(args.options);
   if (auto* failure = std::get_if<supervise::SupervisorFailure>(&outcome)) {
     std::fprintf(stderr, "%s\n", failure->message.c_str());
@@ -148,6 +151,9 @@ Action add_run_command(CLI::App& app, std::vector<std::string> command_after_das
                 "Put nothing into the job's processes: no crash handler (LD_PRELOAD), no Python probe, no PYTHONFAULTHANDLER");
   run->add_flag("--no-environment", [args](std::int64_t) { args->environment = false; },
                 "Do not record the environment when the job ends (GPUs, the Python installation, host settings: environment.json)");
+  run->add_flag("--no-save-forecast", [args](std::int64_t) { args->forecast_save = false; },
+                "Do not forecast the checkpoint save from the command's configs and the memory the job holds once it trains "
+                "(by default a save that will not fit is warned of on stderr before it begins)");
   run->add_option("--rules", args->rule_dirs, "A directory (or file) of extra rules for the verdict; repeatable");
   run->add_flag_callback("--no-redact", [args] { args->redaction = Redaction::off; args->options.redact = false; },
                          "Write journal.jsonl and environment.json and print the summary with secrets (tokens, keys, "

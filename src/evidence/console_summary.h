@@ -34,6 +34,10 @@ class ConsoleSummary final : public ConsoleLineObserver {
   void on_line(double time, ConsoleStream stream, std::string_view text) override {
     add(time, static_cast<char>(stream), text);
   }
+  // The phase the latest phase-marking line marked, and when that stretch
+  // of lines began; nullptr before any.
+  const PhaseStretch* current_phase() const { return stretches_.empty() ? nullptr : &stretches_.back(); }
+
   // A line of console.log that did not parse: counted, not kept.
   void count_unparsed() { ++line_count_; }
 

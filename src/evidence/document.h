@@ -44,7 +44,7 @@ namespace ftdiag::evidence {
 //      (redaction).
 //   10 a log event says what its kind means (means: failure, teardown,
 //      detail, pressure, status), as rules/log-events.json declares it.
-inline constexpr int kSchemaVersion = 11;
+inline constexpr int kSchemaVersion = 12;
 
 // One process of the job tree, kept whole: the job itself, every process
 // that died by a signal or failed, every one still running at the end, and
@@ -292,6 +292,7 @@ struct RunEvidence {
   // GPU memory per device and process, at the GPU probe's own rate; the
   // first kMaxGpuSamples and the last ones past them (see run_builder.h).
   std::vector<model::GpuMemorySample> gpu_samples;
+  std::vector<SaveForecast> save_forecasts;  // ftdiag run's forecasts of the checkpoint save
 
   bool operator==(const RunEvidence&) const = default;
 };

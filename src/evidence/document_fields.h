@@ -100,6 +100,7 @@ struct Fields<RunEvidence> {
       field("probe_markers", &T::probe_markers),
       field("last_gasps", &T::last_gasps),
       field("python_stacks", &T::python_stacks),
+      field("save_forecasts", &T::save_forecasts),
       field("gpu_samples", &T::gpu_samples),
       field("signals", &T::signals),
       field("received_signals", &T::received_signals)};

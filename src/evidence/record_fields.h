@@ -169,6 +169,16 @@ struct Fields<PythonStacksTaken> {
                                           field("text", &T::text)};
 };
 
+template <>
+struct Fields<SaveForecast> {
+  using T = SaveForecast;
+  static constexpr auto list = std::tuple{
+      field("time", &T::time, required),         field("held_bytes", &T::held_bytes),
+      field("predicted_peak_bytes", &T::predicted_peak_bytes, required), field("capacity_bytes", &T::capacity_bytes),
+      field("capacity_source", &T::capacity_source), field("setup", &T::setup), field("formula", &T::formula),
+      field("first_save", &T::first_save),       field("fits", &T::fits, required), field("warning", &T::warning)};
+};
+
 // The "type" each record carries on its journal line.
 template <class Record>
 constexpr std::string_view record_type();
@@ -185,5 +195,6 @@ template <> constexpr std::string_view record_type<ProbeMarker>() { return "prob
 template <> constexpr std::string_view record_type<LastGasp>() { return "gasp"; }
 template <> constexpr std::string_view record_type<PythonStacksTaken>() { return "stacks"; }
 template <> constexpr std::string_view record_type<model::GpuMemorySample>() { return "gpu"; }
+template <> constexpr std::string_view record_type<SaveForecast>() { return "forecast"; }
 
 }  // namespace ftdiag::evidence

@@ -34,8 +34,9 @@ using model::Bytes;
 // 6: GPU memory per device and process, as the GPU probe sampled it (gpu).
 // 7: cgroup readings name a process outside the job that shares the cgroup
 // (shared_with). 8: the run record says whether the journal's values passed
-// the redaction step (redaction).
-inline constexpr int kJournalFormat = 8;
+// the redaction step (redaction). 9: ftdiag's forecast of the checkpoint
+// save, made while the job trained (forecast).
+inline constexpr int kJournalFormat = 9;
 
 // First line of every journal: who ran what, where, and how it was watched.
 struct RunStarted {
@@ -214,6 +215,26 @@ struct PythonStacksTaken {
   bool operator==(const PythonStacksTaken&) const = default;
 };
 
+// ftdiag run's forecast of the job's checkpoint save (docs/memory-model.md,
+// "Before the save"): once the job had trained a few steps, the memory it
+// held then and the memory model's save peak for its configs, against the
+// memory the job may use. Journaled when first made, and again with the
+// warning when a later forecast no longer fits.
+struct SaveForecast {
+  double time = 0;
+  Bytes held_bytes = 0;             // the job's memory then: its cgroup's usage under a limit, else its summed RSS
+  Bytes predicted_peak_bytes = 0;   // at the save, for the node
+  Bytes capacity_bytes = 0;         // the memory the job may use
+  std::string capacity_source;      // "the job's cgroup limit", "the node's RAM"
+  std::string setup;                // what was forecast: "ZeRO-2, ..., on 2 ranks per node, fp32"
+  std::string formula;              // how the peak is made up
+  std::string first_save;           // when the first save comes, as the configs say ("at step 500 (save_steps)"); empty: not said
+  bool fits = true;
+  std::string warning;              // what was printed, when it does not fit
+
+  bool operator==(const SaveForecast&) const = default;
+};
+
 // Last line of a complete journal. Absent when ftdiag itself was killed.
 struct RunEnded {
   double time = 0;
@@ -224,6 +245,6 @@ struct RunEnded {
 
 using JournalRecord = std::variant<RunStarted, ProcessSeen, ProcessDied, MemorySample,
                                    SupervisorNote, RunEnded, KernelLogged, SignalSent, SignalReceived,
-                                   ProbeMarker, LastGasp, PythonStacksTaken, model::GpuMemorySample>;
+                                   ProbeMarker, LastGasp, PythonStacksTaken, model::GpuMemorySample, SaveForecast>;
 
 }  // namespace ftdiag::evidence

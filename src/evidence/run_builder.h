@@ -38,6 +38,7 @@ inline constexpr std::size_t kMaxSignalRecords = 10000;
 inline constexpr std::size_t kMaxProbeMarkers = 20000;
 inline constexpr std::size_t kMaxLastGasps = 100;
 inline constexpr std::size_t kMaxPythonStacks = 400;
+inline constexpr std::size_t kMaxSaveForecasts = 10;  // a run journals one, and one more with a warning
 // GPU memory is sampled every few seconds for the whole run: past the cap,
 // every other sample is dropped and the rate kept halves, so a week-long run
 // still covers its whole time in bounded memory.
@@ -70,6 +71,9 @@ class RunBuilder {
   void on(const LastGasp& g);
   void on(const PythonStacksTaken& s);
   void on(const model::GpuMemorySample& s);
+  void on(const SaveForecast& f) {
+    if (run_.save_forecasts.size() < kMaxSaveForecasts) run_.save_forecasts.push_back(f);
+  }
   void finish_kernel_log();
   ProcessEvidence* find_process(int pid);
   ProcessEvidence& live_process(int pid, double time);

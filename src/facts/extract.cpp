@@ -15,6 +15,7 @@ FactSet extract_facts(const evidence::EvidenceDocument& document) {
   extract_log_event_facts(document, incident, facts);
   extract_crash_facts(document, incident, facts);
   extract_gasp_facts(document, incident, facts);
+  extract_forecast_facts(document, incident, facts);
   extract_environment_facts(document, incident, facts);
   extract_config_facts(document, incident, facts);
   extract_job_shape_facts(document, incident, facts);

@@ -20,6 +20,8 @@ void extract_memory_facts(const evidence::EvidenceDocument& document, const std:
 void extract_kernel_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 void extract_signal_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 void extract_log_event_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
+// ftdiag run's forecast of the checkpoint save, and its warning's lead on the incident.
+void extract_forecast_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 void extract_gasp_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 void extract_crash_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 void extract_environment_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "estimate/advisor.h"
+#include "facts/estimate_facts.h"
 #include "facts/estimate_inputs.h"
 #include "facts/extract.h"
 
@@ -74,7 +75,13 @@ void extract_estimate_facts(const EvidenceDocument& document, const std::optiona
     setup->rank_baseline_measured = true;
     setup->rank_baseline_includes_states = setup->train_on_cpu;
   }
-  auto estimated = estimate::estimate_memory(model->shape, *setup);
+  const std::string baseline_pointer = setup->rank_baseline_measured ? facts.get(measured_by).pointer : setup_pointer;
+  set_estimate_facts(model.value(), *setup, setup_pointer, baseline_pointer, facts);
+}
+
+void set_estimate_facts(const ModelFromEvidence& model, const estimate::TrainingSetup& setup, const std::string& setup_pointer,
+                        const std::string& baseline_pointer, FactSet& facts) {
+  auto estimated = estimate::estimate_memory(model.shape, setup);
   if (!estimated) {
     facts.set_missing("estimate.save_peak_bytes", estimated.missing());
     return;
@@ -83,21 +90,20 @@ void extract_estimate_facts(const EvidenceDocument& document, const std::optiona
   const auto& host = e.per_node_host;
   auto as_int = [](double bytes) { return static_cast<std::int64_t>(bytes); };
 
-  facts.set("estimate.parameters", static_cast<std::int64_t>(model->shape.parameters), model->pointer);
-  const std::string baseline_pointer = setup->rank_baseline_measured ? facts.get(measured_by).pointer : setup_pointer;
-  facts.set("estimate.rank_baseline_bytes", as_int(setup->rank_baseline_bytes), baseline_pointer);
-  facts.set("estimate.rank_baseline_measured", setup->rank_baseline_measured, baseline_pointer);
-  facts.set("estimate.parameters_source", model->source, model->pointer);
-  facts.set("estimate.trainable_parameters", as_int(e.parameters.trainable), model->pointer);
-  const std::string described = estimate::describe_setup(*setup);
+  facts.set("estimate.parameters", static_cast<std::int64_t>(model.shape.parameters), model.pointer);
+  facts.set("estimate.rank_baseline_bytes", as_int(setup.rank_baseline_bytes), baseline_pointer);
+  facts.set("estimate.rank_baseline_measured", setup.rank_baseline_measured, baseline_pointer);
+  facts.set("estimate.parameters_source", model.source, model.pointer);
+  facts.set("estimate.trainable_parameters", as_int(e.parameters.trainable), model.pointer);
+  const std::string described = estimate::describe_setup(setup);
   facts.set("estimate.setup",
             fmt::format("{}{} on {} rank{} per node{}, {}{}", described, described.find(',') == std::string::npos ? "" : ",",
-                        setup->gpus_per_node, setup->gpus_per_node == 1 ? "" : "s",
-                        setup->nodes > 1 ? fmt::format(" x {} nodes", setup->nodes) : "",
+                        setup.gpus_per_node, setup.gpus_per_node == 1 ? "" : "s",
+                        setup.nodes > 1 ? fmt::format(" x {} nodes", setup.nodes) : "",
                         // A precision no config set is assumed, and said to be.
-                        facts.get("config.precision").value ? std::string(estimate::to_string(setup->precision))
-                                                            : fmt::format("{} (assumed: no config sets the precision)", estimate::to_string(setup->precision)),
-                        setup->finetune == estimate::Finetune::full ? ", full fine-tuning" : ""),
+                        facts.get("config.precision").value ? std::string(estimate::to_string(setup.precision))
+                                                            : fmt::format("{} (assumed: no config sets the precision)", estimate::to_string(setup.precision)),
+                        setup.finetune == estimate::Finetune::full ? ", full fine-tuning" : ""),
             setup_pointer);
   facts.set("estimate.save_peak_bytes", as_int(host.checkpoint_save.peak.bytes), setup_pointer);
   facts.set("estimate.save_peak_formula", host.checkpoint_save.peak.formula, setup_pointer);
@@ -107,7 +113,7 @@ void extract_estimate_facts(const EvidenceDocument& document, const std::optiona
   facts.set("estimate.host_peak_when", host.peak().name, setup_pointer);
   facts.set("estimate.gpu_model_states_bytes", as_int(e.per_gpu.model_states()), setup_pointer);
   if (e.per_gpu.activations) {
-    facts.set("estimate.gpu_activations_bytes", as_int(e.per_gpu.activations->chosen(*setup).bytes), model->pointer);
+    facts.set("estimate.gpu_activations_bytes", as_int(e.per_gpu.activations->chosen(setup).bytes), model.pointer);
     facts.set("estimate.gpu_total_bytes", as_int(e.per_gpu.total.bytes), setup_pointer);
   } else {
     facts.set_missing("estimate.gpu_total_bytes", {MissingReason::not_present, e.per_gpu.activations_missing});
@@ -119,18 +125,18 @@ void extract_estimate_facts(const EvidenceDocument& document, const std::optiona
     facts.set("estimate.host_capacity_source", capacity->second, capacity_pointer);
     facts.set("estimate.save_peak_ratio", host.checkpoint_save.peak.bytes / capacity->first, setup_pointer);
     facts.set("estimate.host_peak_ratio", host.peak().bytes / capacity->first, setup_pointer);
-    if (setup->zero_stage < 3) {
+    if (setup.zero_stage < 3) {
       // The remedies with their numbers: ZeRO-3's gather, and fewer ranks per node.
-      auto zero3 = *setup;
+      auto zero3 = setup;
       zero3.zero_stage = 3;
       zero3.gather_16bit_weights_on_save = true;
-      if (auto alternative = estimate::estimate_memory(model->shape, zero3)) {
+      if (auto alternative = estimate::estimate_memory(model.shape, zero3)) {
         facts.set("estimate.zero3_save_peak_bytes", as_int(alternative->per_node_host.checkpoint_save.peak.bytes), setup_pointer);
       }
-      for (std::uint64_t n = setup->gpus_per_node; n >= 1; --n) {
-        auto fewer = *setup;
+      for (std::uint64_t n = setup.gpus_per_node; n >= 1; --n) {
+        auto fewer = setup;
         fewer.gpus_per_node = n;
-        auto smaller = estimate::estimate_memory(model->shape, fewer);
+        auto smaller = estimate::estimate_memory(model.shape, fewer);
         if (smaller && smaller->per_node_host.checkpoint_save.peak.bytes <= estimate::kHostUsableFraction * capacity->first) {
           facts.set("estimate.save_fits_ranks_per_node", static_cast<std::int64_t>(n), setup_pointer);
           break;

@@ -168,6 +168,10 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"crash.unwind", string, none, "how far the native unwinder got: complete, truncated or failed"},
 
     // The last gasp: memory near its limit, before the incident (docs/probes.md).
+    {"forecast.save_peak_bytes", integer, bytes, "host memory the checkpoint save would need per node, as ftdiag run forecast it while the job trained (the configs' setup on the memory the job held then)"},
+    {"forecast.capacity_bytes", integer, bytes, "the memory the job could use, as that forecast took it: its cgroup's limit, or the node's RAM"},
+    {"forecast.fits", boolean, none, "that forecast said the save fits"},
+    {"forecast.warned_before_death", number, seconds, "how long before the incident ftdiag run warned that the save would not fit"},
     {"gasp.pressure", number, ratio, "how near its limit memory was at the last gasp before the incident (the cgroup's usage / limit, or the node's used share)"},
     {"gasp.reason", string, none, "what neared its limit: \"the memory cgroup at 96% of its limit\""},
     {"gasp.largest", string, none, "the largest processes then, largest first: pid, RSS"},

@@ -108,6 +108,10 @@ class SupervisedRun {
   // The terminal ftdiag runs in changed its size.
   virtual void terminal_resized() = 0;
 
+  // The training phase the job's console marks now (console_summary.h);
+  // nullptr before any line marked one.
+  virtual const evidence::PhaseStretch* console_phase() const = 0;
+
   virtual pid_t job_pid() const = 0;
   virtual bool job_ended() const = 0;
 

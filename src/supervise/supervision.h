@@ -68,6 +68,7 @@ class Supervision final : public SupervisedRun {
   void reap_children() override;
   bool forward_to_job(int signal, int si_code) override;
   void terminal_resized() override;
+  const evidence::PhaseStretch* console_phase() const override { return console_summary_.current_phase(); }
   pid_t job_pid() const override { return job_pid_; }
   bool job_ended() const override { return job_status_.has_value(); }
 

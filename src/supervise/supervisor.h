@@ -14,6 +14,7 @@
 #include "evidence/exit_status.h"
 #include "journal/job_directory.h"
 #include "parse/logs/line_events.h"
+#include "supervise/save_forecast.h"
 
 namespace ftdiag::supervise {
 
@@ -43,6 +44,9 @@ struct SupervisorOptions {
   // written (docs/redaction.md). --no-redact: written as the job had them,
   // and the run record says so.
   bool redact = true;
+  // Forecasts the first checkpoint save once the job trains, and warns
+  // before it when it will not fit (sources/save_watch.h). Empty: none.
+  SaveForecasterFactory save_forecaster;
 };
 
 struct SupervisedJob {

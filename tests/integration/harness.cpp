@@ -309,6 +309,11 @@ std::string describe_status(std::optional<int> status) {
   return "wait status " + std::to_string(*status);
 }
 
+bool torch_available() {
+  static const bool available = run(Launch{{kDebianPython, "-c", "import torch"}}, 60).exited_with(0);
+  return available;
+}
+
 Outcome run(const Launch& launch, double seconds) {
   Process process(launch);
   auto status = process.finish(seconds);

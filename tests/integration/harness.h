@@ -126,6 +126,9 @@ struct Outcome {
 
 Outcome run(const Launch& launch, double seconds = kDeadlineSeconds);
 
+// Whether Debian's python3-torch imports (asked once).
+bool torch_available();
+
 // "exit 3", "signal 9 (core dumped)", "still running".
 std::string describe_status(std::optional<int> status);
 

@@ -33,11 +33,6 @@ namespace {
 // catches one that did not die the way it should.
 constexpr double kJobDeadline = 120;
 
-bool torch_available() {
-  static const bool available = run(Launch{{kDebianPython, "-c", "import torch"}}, 60).exited_with(0);
-  return available;
-}
-
 std::string torch_job(const std::string& name) { return std::string(FTDIAG_SOURCE_DIR) + "/tests/torch_jobs/" + name; }
 
 // What a shell needs to see one word.

@@ -17,7 +17,6 @@ namespace ftdiag::itest {
 namespace {
 
 
-bool torch_available() { return run(Launch{{kDebianPython, "-c", "import torch"}}, 60).exited_with(0); }
 
 }  // namespace
 

@@ -22,7 +22,12 @@ trains on every rank over gloo.
                adapter on the frozen base for two steps with AdamW, then
                saves as the Trainer saves under ZeRO-1/2: every rank clones
                the whole state dict (the frozen base included) to host
-               memory, rank 0 writes it (--vocab, --width size the model)
+               memory, rank 0 writes it (--vocab, --width size the model).
+               As a Trainer script's command line would, it may name its
+               DeepSpeed config (--deepspeed FILE: its micro-batch is used),
+               its base model (--model_name_or_path DIR: where the base is
+               published) and when it saves (--save_steps N, default 2);
+               --step-seconds paces the steps
   segfault     rank 1 faults in native code (a null pointer read) in its
                third step
   wait         trains slowly until something outside stops the launcher
@@ -200,7 +205,11 @@ def write_safetensors(path: str, tensors: dict) -> None:
 
 def zero2_save(trainer: Trainer, args) -> None:
     model = WideLM(args.vocab, args.width)
-    folder = os.path.join(args.out, "base-model")
+    folder = args.model_name_or_path or os.path.join(args.out, "base-model")
+    micro_batch = BATCH
+    if args.deepspeed:
+        with open(args.deepspeed) as f:
+            micro_batch = json.load(f).get("train_micro_batch_size_per_gpu", BATCH)
     if trainer.rank == 0 and not os.path.exists(folder):
         os.makedirs(folder)
         with open(os.path.join(folder, "config.json"), "w") as f:
@@ -212,8 +221,8 @@ def zero2_save(trainer: Trainer, args) -> None:
     trainable = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(trainable, lr=5e-5)
     trainer.announce_training("100")
-    for step in range(1, 3):  # AdamW's moments exist after the first step
-        tokens = trainer.random_batch() % args.vocab
+    for step in range(1, args.save_steps + 1):  # AdamW's moments exist after the first step
+        tokens = trainer.random_batch()[:micro_batch] % args.vocab
         loss = nn.functional.cross_entropy(model(tokens[:, :-1]).reshape(-1, args.vocab), tokens[:, 1:].reshape(-1))
         optimizer.zero_grad()
         loss.backward()
@@ -224,7 +233,8 @@ def zero2_save(trainer: Trainer, args) -> None:
         optimizer.step()
         if trainer.rank == 0:
             print(f"{{'loss': {loss.item():.4f}, 'learning_rate': 5e-05, 'epoch': {step / STEPS_PER_EPOCH:.3f}}}", flush=True)
-    checkpoint = os.path.join(args.out, "checkpoint-2")
+        time.sleep(args.step_seconds)
+    checkpoint = os.path.join(args.out, f"checkpoint-{args.save_steps}")
     if trainer.rank == 0:
         print(f"Saving model checkpoint to {checkpoint}", flush=True)
         os.makedirs(checkpoint, exist_ok=True)
@@ -264,6 +274,12 @@ if __name__ == "__main__":
     parser.add_argument("--max-seconds", type=float, default=90, help="wait: stop on its own after this")
     parser.add_argument("--vocab", type=int, default=80000, help="zero2-save: the vocabulary")
     parser.add_argument("--width", type=int, default=512, help="zero2-save: the embedding width")
+    parser.add_argument("--save_steps", type=int, default=2, help="zero2-save: the step that saves")
+    parser.add_argument("--step-seconds", type=float, default=0, help="zero2-save: a pause after each step")
+    parser.add_argument("--deepspeed", help="zero2-save: the DeepSpeed config (its micro-batch size is used)")
+    parser.add_argument("--model_name_or_path", help="zero2-save: the base model's folder (default OUT/base-model)")
+    parser.add_argument("--finetuning_type", choices=["freeze"], help="zero2-save: what it trains (the adapter on a frozen base)")
+    parser.add_argument("--save_safetensors", choices=["False"], help="zero2-save: it saves with torch.save")
     parser.add_argument("--publish-model-only", action="store_true",
                         help="zero2-save: only write OUT/base-model (as a download would, before the job)")
     args = parser.parse_args()

@@ -119,6 +119,10 @@ evidence::EvidenceDocument rich_document() {
   m.dev_shm_total = Bytes{5000};
   m.dev_shm_peak_used = Bytes{100};
   for (int i = 1; i <= 59; ++i) run.timeline.push_back(point(i, Bytes(100 * i + 4000), Bytes(100 * i + 3500), Bytes{50000}));
+  // ftdiag run warned half a minute before that the save would not fit.
+  run.save_forecasts = {evidence::SaveForecast{.time = kStart + 30, .held_bytes = 5000, .predicted_peak_bytes = 60000,
+                                               .capacity_bytes = 50000, .capacity_source = "the job's cgroup limit",
+                                               .setup = "ZeRO-2 on 1 rank per node, fp32", .fits = false, .warning = "ftdiag: warning: ..."}};
   run.console.line_count = 3;
   run.console.phases = {stretch("training", 5, "{'loss': 1.0}")};
   evidence::ConsoleLine line;

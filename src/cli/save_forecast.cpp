@@ -1,0 +1,133 @@
+#include "cli/save_forecast.h"
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "base/units.h"
+#include "cli/diagnosis.h"
+#include "collect/configs/command_configs.h"
+#include "estimate/training_setup.h"
+#include "facts/estimate_facts.h"
+#include "facts/estimate_inputs.h"
+#include "rules/engine.h"
+
+namespace ftdiag::cli {
+
+namespace {
+
+constexpr const char* kSaveCause = "host-oom-checkpoint-save";
+
+// A node without NVIDIA's device files has no GPU for the ranks: they train
+// on the CPU, and the memory measured holds the model's states too. (The
+// environment record that says which torch the job has is read after the
+// job, so that its helpers do not share the job's cgroup.)
+bool node_has_nvidia_gpu() {
+  struct stat st {};
+  return ::stat("/dev/nvidiactl", &st) == 0;
+}
+
+std::string first_save_of(const facts::FactSet& facts) {
+  if (auto steps = facts.value_of<std::int64_t>("config.save_steps"); steps && *steps > 0) {
+    return fmt::format("at step {} (save_steps)", *steps);
+  }
+  return {};
+}
+
+class ConfigSaveForecaster final : public supervise::SaveForecaster {
+ public:
+  ConfigSaveForecaster(rules::RuleSet rules, facts::FactSet config_facts, facts::ModelFromEvidence model, estimate::TrainingSetup setup)
+      : rules_(std::move(rules)), config_facts_(std::move(config_facts)), model_(std::move(model)), setup_(setup) {}
+
+  evidence::SaveForecast forecast(const supervise::MeasuredMemory& measured) override {
+    auto facts = config_facts_;
+    auto setup = setup_;
+    setup.rank_baseline_bytes = measured.held_bytes / static_cast<double>(setup.gpus_per_node);
+    setup.rank_baseline_measured = true;
+    setup.rank_baseline_includes_states = setup.train_on_cpu;
+    const bool cgroup = measured.capacity_source.find("cgroup") != std::string::npos;
+    facts.set(cgroup ? "cgroup.limit_bytes" : "node.mem_total_bytes", static_cast<std::int64_t>(measured.capacity_bytes), "/live");
+    facts::set_estimate_facts(model_, setup, facts.get("config.zero_stage").pointer, "/live", facts);
+
+    evidence::SaveForecast out;
+    out.held_bytes = static_cast<evidence::Bytes>(measured.held_bytes);
+    out.capacity_bytes = static_cast<evidence::Bytes>(measured.capacity_bytes);
+    out.capacity_source = measured.capacity_source;
+    out.predicted_peak_bytes = static_cast<evidence::Bytes>(facts.value_of<std::int64_t>("estimate.save_peak_bytes").value_or(0));
+    out.setup = facts.value_of<std::string>("estimate.setup").value_or("");
+    out.formula = facts.value_of<std::string>("estimate.save_peak_formula").value_or("");
+    out.first_save = first_save_of(facts);
+    out.fits = static_cast<double>(out.predicted_peak_bytes) <= measured.capacity_bytes;
+    if (!out.fits) out.warning = warning_text(facts, out);
+    return out;
+  }
+
+ private:
+  // The warning in the check rules' words (rules/host.json), with the
+  // numbers measured now and when the first save comes.
+  std::string warning_text(const facts::FactSet& facts, const evidence::SaveForecast& forecast) const {
+    const auto judgement = rules::judge(rules_.rules, facts);
+    const rules::Finding* chosen = nullptr;
+    for (const auto& check : judgement.checks) {
+      if (check.cause != kSaveCause || check.severity != rules::Severity::error) continue;
+      chosen = &check;
+      break;
+    }
+    std::string text = "ftdiag: warning: the first checkpoint save will not fit in memory\n";
+    if (chosen) {
+      text += fmt::format("  {}\n", chosen->summary);
+    } else {
+      text += fmt::format("  {} will need about {} at the save ({}); the job may use {} ({}).\n", forecast.setup,
+                          format_bytes(forecast.predicted_peak_bytes), forecast.formula, format_bytes(forecast.capacity_bytes),
+                          forecast.capacity_source);
+    }
+    text += fmt::format("  The job holds {} now, after its first training steps.{}\n", format_bytes(forecast.held_bytes),
+                        forecast.first_save.empty() ? "" : fmt::format(" The first save comes {}.", forecast.first_save));
+    if (chosen && !chosen->remediation.empty()) {
+      text += "  what to do:\n";
+      for (const auto& fix : chosen->remediation) text += fmt::format("  - {}\n", fix);
+    }
+    return text;
+  }
+
+  rules::RuleSet rules_;
+  facts::FactSet config_facts_;
+  facts::ModelFromEvidence model_;
+  estimate::TrainingSetup setup_;
+};
+
+supervise::MadeForecaster make_forecaster(const std::vector<std::string>& argv, const std::vector<std::string>& rule_dirs) {
+  std::error_code ec;
+  auto named = collect::read_command_configs(argv, std::filesystem::current_path(ec), "the job's command");
+  if (named.configs.empty()) return std::string("the command has no launcher ftdiag reads configs from");
+  evidence::EvidenceDocument document;
+  auto& host = document.hosts.emplace_back();
+  for (auto& config : named.configs) {
+    host.configs.push_back({.from = {.collector = "run", .file = config.file}, .kind = std::move(config.kind),
+                            .settings = std::move(config.settings)});
+  }
+  auto rules = load_rule_set(rule_dirs);
+  if (!rules) return "the rules could not be loaded: " + rules.missing().detail;
+  auto facts = document_facts(document, rules.value());
+  if (!facts.get("config.zero_stage").value) {
+    std::string why = "no ZeRO stage in the configs the command names";
+    if (!named.unread.empty()) why += " (not read: " + named.unread.front() + ")";
+    return why;
+  }
+  auto model = facts::model_from_evidence(document, facts);
+  if (!model) return "the model's size is unknown: " + model.missing().detail;
+  auto setup = facts::setup_from_facts(facts, estimate::TrainingSetup{});
+  if (!facts.get("torch.cpu_only").value) setup.train_on_cpu = !node_has_nvidia_gpu();
+  return std::make_unique<ConfigSaveForecaster>(std::move(rules).value(), std::move(facts), std::move(model).value(), setup);
+}
+
+}  // namespace
+
+supervise::SaveForecasterFactory save_forecaster_for(std::vector<std::string> argv, std::vector<std::string> rule_dirs) {
+  return [argv = std::move(argv), rule_dirs = std::move(rule_dirs)]() { return make_forecaster(argv, rule_dirs); };
+}
+
+}  // namespace ftdiag::cli
