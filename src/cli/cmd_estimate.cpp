@@ -60,6 +60,7 @@ struct EstimateArguments {
   std::vector<std::string> lora_targets;
   std::string dtype = "bf16";
   std::uint64_t micro_batch = 1;
+  std::uint64_t gradient_accumulation = 1;
   std::uint64_t seq_len = 2048;
   bool gradient_checkpointing = false;
   std::string recompute = "none";
@@ -143,6 +144,7 @@ std::optional<Failure> apply_flags(const EstimateArguments& args, estimate::Trai
   if (args.given("--lora-targets")) setup.lora_targets = args.lora_targets;
   if (args.given("--dtype")) setup.precision = *estimate::precision_from_string(args.dtype);
   if (args.given("--micro-batch")) setup.micro_batch = args.micro_batch;
+  if (args.given("--grad-accum")) setup.gradient_accumulation_steps = args.gradient_accumulation;
   if (args.given("--seq-len")) setup.sequence_length = args.seq_len;
   if (args.given("--gradient-checkpointing")) setup.gradient_checkpointing = true;
   if (args.given("--recompute")) {
@@ -313,6 +315,9 @@ Action add_estimate_command(CLI::App& app) {
                   "pure_bf16 (bf16 weights and Adam moments, no master) or amp_bf16 (fp32 weights, bf16 autocast: torch AMP)")
       ->check(CLI::IsMember({"bf16", "fp16", "fp32", "pure_bf16", "amp_bf16"}));
   cmd->add_option("--micro-batch", args->micro_batch, "Sequences per GPU per step (default 1)")->check(CLI::Range(1, 1 << 20).description("1 to 1048576"));
+  cmd->add_option("--grad-accum", args->gradient_accumulation,
+                  "Gradient accumulation steps (default: the config's, else 1); above 1, ZeRO-1/2's optimizer offload keeps the summed gradients in host memory")
+      ->check(CLI::Range(1, 1 << 20).description("1 to 1048576"));
   cmd->add_option("--seq-len", args->seq_len, "Tokens per sequence (default 2048)")->check(CLI::Range(1, 1 << 24).description("1 to 16777216"));
   cmd->add_flag("--gradient-checkpointing", args->gradient_checkpointing, "Recompute activations in the backward (--recompute full)");
   cmd->add_option("--recompute", args->recompute,

@@ -51,6 +51,11 @@ double layer_activation_bytes(const ModelShape& shape, const TrainingSetup& setu
     const double routed = static_cast<double>(shape.experts_per_token ? shape.experts_per_token : 1);
     mlp *= routed;
     replicated += (routed - 1) * e * s * b * h;  // each routed copy of the MLP's input
+    if (shape.shared_expert_intermediate > 0) {  // the shared expert every token passes, and its input
+      const double shared = static_cast<double>(shape.shared_expert_intermediate);
+      mlp += shape.gated_mlp ? 4 * e * s * b * shared : 2 * e * s * b * shared;
+      replicated += e * s * b * h;
+    }
   }
   split += mlp;
   return replicated / sp + split / t;
@@ -62,6 +67,13 @@ Fact<Activations> activations_per_gpu(const ModelShape& shape, const TrainingSet
                    "activations depend on the model's dimensions (hidden size, layers, heads, vocabulary), which a bare "
                    "parameter count does not give, nor a config.json of an architecture ftdiag does not know: give a "
                    "known model's directory (--model DIR)"};
+  }
+  if (shape.encoder_decoder) {
+    return Missing{MissingReason::not_present,
+                   fmt::format("{} is an encoder-decoder model: its activations depend on the input's and the target's "
+                               "lengths apart and on the decoder's cross-attention, which the per-layer model of a "
+                               "decoder (Korthikanti et al.) does not cover",
+                               shape.architecture.empty() ? std::string("the model") : shape.architecture)};
   }
   const double s = static_cast<double>(setup.sequence_length);
   const double b = static_cast<double>(setup.micro_batch);

@@ -124,7 +124,8 @@ Advice advise(const ModelShape& shape, const TrainingSetup& setup, const Resourc
         auto smaller = evaluate(shape, fewer, resources);
         if (smaller && smaller->fits_host.value_or(true)) {
           advice.zero2_ranks_per_node_that_fit = n;
-          advice.reasons.push_back(fmt::format("{} would fit host memory with at most {} ranks per node ({} at save).", o.name, n,
+          advice.reasons.push_back(fmt::format("{} would fit host memory with {} ({} at save).", o.name,
+                                               n == 1 ? std::string("one rank per node") : fmt::format("at most {} ranks per node", n),
                                                size_text(smaller->host_save_peak_bytes)));
           break;
         }

@@ -34,6 +34,9 @@ Quantities quantities(const ParameterSplit& parameters, const TrainingSetup& set
   return q;
 }
 
+// " / 4 nodes": this node's share of what all nodes hold; nothing on one node.
+std::string per_node(const Quantities& q) { return q.nodes > 1 ? fmt::format(" / {} nodes", q.nodes) : std::string(); }
+
 // What offload keeps in host memory all along: this node's share.
 Term offloaded_states(const Quantities& q, const TrainingSetup& setup) {
   if (!setup.offload_optimizer && !setup.offload_param) return {"offloaded states", 0, "no offload"};
@@ -42,14 +45,27 @@ Term offloaded_states(const Quantities& q, const TrainingSetup& setup) {
   if (setup.offload_optimizer) {
     // fp32 master (none when training in fp32: the weights are it), fp32
     // gradients, Adam's two moments; ZeRO-3 also a 16-bit gradient buffer.
+    // ZeRO-1/2 (stage_1_and_2.py) also keep a copy of each partition in the
+    // weights' dtype (param_buffer_of_bit16_for_cpu_offload_groups) and,
+    // accumulating gradients over micro-batches, each partition's gradients
+    // summed in the weights' dtype (accumulated_grads_in_cpu).
     const double master = q.weight_bytes < 4 ? 4 : 0;
-    const double per_parameter = master + 4 + 8 + (setup.zero_stage == 3 ? q.weight_bytes : 0);
+    double per_parameter = master + 4 + 8 + (setup.zero_stage == 3 ? q.weight_bytes : 0);
+    std::string what = "optimizer";
+    if (setup.zero_stage < 3) {
+      per_parameter += q.weight_bytes;
+      what += ", partition copy";
+      if (setup.gradient_accumulation_steps > 1) {
+        per_parameter += q.weight_bytes;
+        what += fmt::format(", gradients accumulated over {} micro-batches", setup.gradient_accumulation_steps);
+      }
+    }
     bytes += per_parameter * q.trained / q.nodes;
-    parts.push_back(fmt::format("{} B x {} trained / {} nodes (optimizer)", per_parameter, parameters_text(q.trained), q.nodes));
+    parts.push_back(fmt::format("{} B x {} trained{} ({})", per_parameter, parameters_text(q.trained), per_node(q), what));
   }
   if (setup.offload_param && setup.zero_stage == 3) {
     bytes += q.state_dict / q.nodes;
-    parts.push_back(fmt::format("({}) / {} nodes (parameters)", q.state_dict_formula, q.nodes));
+    parts.push_back(fmt::format("({}){} (parameters)", q.state_dict_formula, per_node(q)));
   }
   return {"offloaded states", bytes, fmt::format("{}", fmt::join(parts, " + "))};
 }
@@ -57,7 +73,7 @@ Term offloaded_states(const Quantities& q, const TrainingSetup& setup) {
 Term with_baseline(std::string name, const Term& baseline, const Term& offload, Term part) {
   Term total{std::move(name), baseline.bytes + offload.bytes + part.bytes, ""};
   total.formula = fmt::format("baseline {}", size_text(baseline.bytes));
-  if (offload.bytes > 0) total.formula += fmt::format(" + offloaded states {}", size_text(offload.bytes));
+  if (offload.bytes > 0) total.formula += fmt::format(" + offloaded states {} ({})", size_text(offload.bytes), offload.formula);
   if (part.bytes > 0) total.formula += fmt::format(" + {} {} ({})", part.name, size_text(part.bytes), part.formula);
   return total;
 }

@@ -99,7 +99,21 @@ class ConfigReader {
 
 // ---- what an architecture holds ----------------------------------------------
 
-enum class Family { llama_like, gpt_neox, chatglm };
+enum class Family { llama_like, gpt_neox, chatglm, t5, bert };
+
+// How a decoder's MLP is a mixture of experts (transformers' modeling_*.py).
+enum class Mixture {
+  none,
+  // Mixtral: block_sparse_moe.gate, and experts w1/w3 (hidden -> intermediate)
+  // and w2, in every layer (num_local_experts, num_experts_per_tok).
+  mixtral,
+  // Qwen2-MoE and Qwen3-MoE: mlp.gate, and experts gate_proj/up_proj/
+  // down_proj of moe_intermediate_size (num_experts, num_experts_per_tok) in
+  // every decoder_sparse_step-th layer not in mlp_only_layers, the others a
+  // dense MLP of intermediate_size; Qwen2-MoE adds a shared expert of
+  // shared_expert_intermediate_size and its one-output gate.
+  qwen,
+};
 
 // How a Llama-like decoder departs from Llama (transformers' modeling_*.py).
 struct LlamaTraits {
@@ -108,7 +122,8 @@ struct LlamaTraits {
   bool qk_norm = false;          // RMSNorm over each head's q and k (Qwen3)
   std::uint64_t norms_per_layer = 2;
   bool tied_by_default = false;  // the config class's tie_word_embeddings default
-  bool mixture = false;          // sparse MoE MLP with a router (Mixtral)
+  Mixture mixture = Mixture::none;
+  bool shared_expert = false;    // Qwen2-MoE's shared expert and its gate
 };
 
 struct Architecture {
@@ -120,9 +135,11 @@ struct Architecture {
 constexpr Architecture kArchitectures[] = {
     {"llama", Family::llama_like, {}},
     {"mistral", Family::llama_like, {}},
-    {"mixtral", Family::llama_like, {.mixture = true}},
+    {"mixtral", Family::llama_like, {.mixture = Mixture::mixtral}},
     {"qwen2", Family::llama_like, {.qkv_bias = true}},
+    {"qwen2_moe", Family::llama_like, {.qkv_bias = true, .mixture = Mixture::qwen, .shared_expert = true}},
     {"qwen3", Family::llama_like, {.qk_norm = true}},
+    {"qwen3_moe", Family::llama_like, {.qk_norm = true, .mixture = Mixture::qwen}},
     {"gemma", Family::llama_like, {.tied_by_default = true}},
     // Gemma 2 norms before and after both attention and MLP.
     {"gemma2", Family::llama_like, {.norms_per_layer = 4, .tied_by_default = true}},
@@ -131,6 +148,8 @@ constexpr Architecture kArchitectures[] = {
     {"baichuan", Family::llama_like, {.packed_qkv = true}},
     {"gpt_neox", Family::gpt_neox, {}},
     {"chatglm", Family::chatglm, {}},
+    {"t5", Family::t5, {}},
+    {"bert", Family::bert, {}},
 };
 
 // For configs without model_type: the class in architectures[0].
@@ -139,6 +158,9 @@ constexpr std::pair<std::string_view, std::string_view> kModelClasses[] = {
     {"Qwen2ForCausalLM", "qwen2"},       {"Qwen3ForCausalLM", "qwen3"},       {"GemmaForCausalLM", "gemma"},
     {"Gemma2ForCausalLM", "gemma2"},     {"GPTNeoXForCausalLM", "gpt_neox"},  {"BaichuanForCausalLM", "baichuan"},
     {"BaiChuanForCausalLM", "baichuan"}, {"ChatGLMModel", "chatglm"},         {"ChatGLMForConditionalGeneration", "chatglm"},
+    {"Qwen2MoeForCausalLM", "qwen2_moe"}, {"Qwen3MoeForCausalLM", "qwen3_moe"}, {"T5ForConditionalGeneration", "t5"},
+    {"T5Model", "t5"},                   {"BertModel", "bert"},               {"BertForMaskedLM", "bert"},
+    {"BertForPreTraining", "bert"},      {"BertForSequenceClassification", "bert"},
 };
 
 const Architecture* architecture_named(std::string_view model_type) {
@@ -194,6 +216,9 @@ Fact<const Architecture*> architecture_of(const Settings& config) {
 struct Dimensions {
   std::uint64_t hidden = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0, vocab = 0;
   std::uint64_t experts = 0, experts_per_token = 0;
+  // Qwen-style mixtures: the experts' width (intermediate is the dense
+  // layers'), the shared expert's, and how many layers are sparse.
+  std::uint64_t expert_intermediate = 0, shared_intermediate = 0, sparse_layers = 0;
   bool tied = false;
 };
 
@@ -209,6 +234,7 @@ ModelShape shape_with(const Dimensions& d, std::string_view model_type, bool gat
   shape.vocab = d.vocab;
   shape.experts = d.experts;
   shape.experts_per_token = d.experts_per_token;
+  shape.shared_expert_intermediate = d.shared_intermediate;
   shape.tied_embeddings = d.tied;
   shape.gated_mlp = gated_mlp;
   shape.source = "config";
@@ -255,9 +281,25 @@ std::optional<Dimensions> llama_dimensions(ConfigReader& config, const LlamaTrai
   d.vocab = config.required("vocab_size", kMaxVocabulary);
   d.kv_heads = config.optional("num_key_value_heads").value_or(0);
   read_heads(config, d, "num_attention_heads", "head_dim");
-  if (traits.mixture) {
+  if (traits.mixture == Mixture::mixtral) {
     d.experts = config.required("num_local_experts", kMaxExperts);
     d.experts_per_token = config.required("num_experts_per_tok", kMaxExperts);
+    d.sparse_layers = d.layers;
+  } else if (traits.mixture == Mixture::qwen) {
+    d.experts = config.required("num_experts", kMaxExperts);
+    d.experts_per_token = config.required("num_experts_per_tok", kMaxExperts);
+    d.expert_intermediate = config.required("moe_intermediate_size");
+    if (traits.shared_expert) d.shared_intermediate = config.optional("shared_expert_intermediate_size").value_or(0);
+    const std::uint64_t step = config.optional("decoder_sparse_step", kMaxLayers).value_or(1);
+    std::set<std::uint64_t> dense_only;
+    for (std::uint64_t i = 0; i < kMaxLayers; ++i) {
+      const auto layer = config.text(fmt::format("mlp_only_layers.{}", i));
+      if (!layer) break;
+      if (auto index = whole_number(*layer)) dense_only.insert(*index);
+    }
+    for (std::uint64_t layer = 0; layer < d.layers; ++layer) {
+      if (!dense_only.contains(layer) && (layer + 1) % step == 0) ++d.sparse_layers;
+    }
   }
   d.tied = config.flag("tie_word_embeddings", traits.tied_by_default);
   if (config.problem()) return std::nullopt;
@@ -266,11 +308,32 @@ std::optional<Dimensions> llama_dimensions(ConfigReader& config, const LlamaTrai
 
 // A router (block_sparse_moe.gate) and experts of three matrices each, as
 // Mixtral names them: w1 and w3 hidden -> intermediate, w2 back.
-void add_experts(ModelShape& shape, const Dimensions& d) {
+void add_mixtral_experts(ModelShape& shape, const Dimensions& d) {
   add_linear(shape, "gate", d.hidden, d.experts, d.layers, false);
   add_linear(shape, "w1", d.hidden, d.intermediate, d.layers * d.experts, false);
   add_linear(shape, "w2", d.intermediate, d.hidden, d.layers * d.experts, false);
   add_linear(shape, "w3", d.hidden, d.intermediate, d.layers * d.experts, false);
+}
+
+// A SwiGLU MLP (gate_proj, up_proj, down_proj) of `inner`, `copies` times.
+void add_gated_mlp(ModelShape& shape, std::uint64_t hidden, std::uint64_t inner, std::uint64_t copies, bool bias) {
+  if (copies == 0) return;
+  add_linear(shape, "gate_proj", hidden, inner, copies, bias);
+  add_linear(shape, "up_proj", hidden, inner, copies, bias);
+  add_linear(shape, "down_proj", inner, hidden, copies, bias);
+}
+
+// Qwen2-MoE / Qwen3-MoE: in each sparse layer mlp.gate and the experts
+// (and Qwen2-MoE's shared_expert with its shared_expert_gate); the other
+// layers a dense MLP.
+void add_qwen_experts(ModelShape& shape, const Dimensions& d) {
+  add_linear(shape, "gate", d.hidden, d.experts, d.sparse_layers, false);
+  add_gated_mlp(shape, d.hidden, d.expert_intermediate, d.sparse_layers * d.experts, false);
+  if (d.shared_intermediate > 0) {
+    add_gated_mlp(shape, d.hidden, d.shared_intermediate, d.sparse_layers, false);
+    add_linear(shape, "shared_expert_gate", d.hidden, 1, d.sparse_layers, false);
+  }
+  add_gated_mlp(shape, d.hidden, d.intermediate, d.layers - d.sparse_layers, false);
 }
 
 // Llama: embed_tokens; per layer q/k/v/o, gate/up/down (SwiGLU) and RMSNorms;
@@ -295,12 +358,14 @@ Fact<ModelShape> llama_like_shape(ConfigReader& config, const Architecture& arch
   }
   add_linear(shape, "o_proj", q_out, d->hidden, d->layers, attention_bias);
   if (traits.qk_norm) add_modules(shape, d->head_dim, 2 * d->layers);
-  if (traits.mixture) {
-    add_experts(shape, *d);
-  } else {
-    add_linear(shape, "gate_proj", d->hidden, d->intermediate, d->layers, mlp_bias);
-    add_linear(shape, "up_proj", d->hidden, d->intermediate, d->layers, mlp_bias);
-    add_linear(shape, "down_proj", d->intermediate, d->hidden, d->layers, mlp_bias);
+  switch (traits.mixture) {
+    case Mixture::mixtral: add_mixtral_experts(shape, *d); break;
+    case Mixture::qwen:
+      add_qwen_experts(shape, *d);
+      // Activations and LoRA count an expert's width.
+      shape.intermediate = d->expert_intermediate;
+      break;
+    case Mixture::none: add_gated_mlp(shape, d->hidden, d->intermediate, d->layers, mlp_bias); break;
   }
   add_modules(shape, d->hidden, traits.norms_per_layer * d->layers);
   add_modules(shape, d->hidden, 1);
@@ -367,6 +432,89 @@ Fact<ModelShape> chatglm_shape(ConfigReader& config) {
   add_modules(shape, norm, 2 * d.layers);
   if (final_norm) add_modules(shape, norm, 1);
   add_modules(shape, d.vocab * d.hidden, 1);
+  return shape;
+}
+
+// T5 (modeling_t5.py): the shared embedding (the encoder's and decoder's
+// embed_tokens are the same tensor); each encoder block self-attention
+// (q, k, v: d_model -> num_heads x d_kv, o back, no biases) and the
+// feed-forward (wi, or wi_0 and wi_1 when feed_forward_proj is gated-*,
+// and wo), a norm (weight only) before each; each decoder block
+// self-attention, cross-attention and the feed-forward, a norm before each;
+// the first block of each stack holds the relative_attention_bias
+// (relative_attention_num_buckets x num_heads); a final norm per stack;
+// lm_head unless tied (tie_word_embeddings, true by default).
+Fact<ModelShape> t5_shape(ConfigReader& config) {
+  Dimensions d;
+  d.hidden = config.required("d_model");
+  d.layers = config.required("num_layers", kMaxLayers);
+  const std::uint64_t decoder_layers = config.optional("num_decoder_layers", kMaxLayers).value_or(d.layers);
+  d.intermediate = config.required("d_ff");
+  d.vocab = config.required("vocab_size", kMaxVocabulary);
+  d.heads = config.required("num_heads");
+  d.head_dim = config.required("d_kv");
+  d.kv_heads = d.heads;
+  const std::uint64_t buckets = config.optional("relative_attention_num_buckets").value_or(32);
+  d.tied = config.flag("tie_word_embeddings", true);
+  const auto projection = config.text("feed_forward_proj");
+  const bool gated = projection && projection->starts_with("gated-");
+  if (config.problem()) return *config.problem();
+  const std::uint64_t inner = d.heads * d.head_dim;
+  if (inner > kMaxWidth) return unparseable(fmt::format("config.json's {} heads of {} is wider than any model", d.heads, d.head_dim));
+  ModelShape shape = shape_with(d, "t5", gated);
+  shape.layers = d.layers + decoder_layers;
+  shape.encoder_decoder = true;
+  add_modules(shape, d.vocab * d.hidden, 1);
+  const std::uint64_t attentions = d.layers + 2 * decoder_layers;  // the decoder's blocks attend twice
+  add_linear(shape, "q", d.hidden, inner, attentions, false);
+  add_linear(shape, "k", d.hidden, inner, attentions, false);
+  add_linear(shape, "v", d.hidden, inner, attentions, false);
+  add_linear(shape, "o", inner, d.hidden, attentions, false);
+  const std::uint64_t feed_forwards = d.layers + decoder_layers;
+  if (gated) {
+    add_linear(shape, "wi_0", d.hidden, d.intermediate, feed_forwards, false);
+    add_linear(shape, "wi_1", d.hidden, d.intermediate, feed_forwards, false);
+  } else {
+    add_linear(shape, "wi", d.hidden, d.intermediate, feed_forwards, false);
+  }
+  add_linear(shape, "wo", d.intermediate, d.hidden, feed_forwards, false);
+  add_modules(shape, buckets * d.heads, 2);
+  add_modules(shape, d.hidden, attentions + feed_forwards + 2);
+  if (!d.tied) add_modules(shape, d.vocab * d.hidden, 1);
+  return shape;
+}
+
+// BERT (modeling_bert.py, BertModel with its pooler): word, position and
+// token-type embeddings and their LayerNorm; per layer query, key, value
+// and the attention's output dense, the intermediate and output dense (all
+// biased), two LayerNorms (weight and bias); the pooler's dense. A head
+// on top (masked LM, classification) is not counted: the masked LM's
+// decoder is tied to the word embeddings.
+Fact<ModelShape> bert_shape(ConfigReader& config) {
+  Dimensions d;
+  d.hidden = config.required("hidden_size");
+  d.layers = config.required("num_hidden_layers", kMaxLayers);
+  d.intermediate = config.required("intermediate_size");
+  d.vocab = config.required("vocab_size", kMaxVocabulary);
+  read_heads(config, d, "num_attention_heads", "head_dim");
+  const std::uint64_t positions = config.optional("max_position_embeddings", kMaxVocabulary).value_or(512);
+  const std::uint64_t token_types = config.optional("type_vocab_size", kMaxVocabulary).value_or(2);
+  if (config.problem()) return *config.problem();
+  ModelShape shape = shape_with(d, "bert", false);
+  shape.tied_embeddings = true;
+  add_modules(shape, d.vocab * d.hidden, 1);
+  add_modules(shape, positions * d.hidden, 1);
+  add_modules(shape, token_types * d.hidden, 1);
+  add_modules(shape, 2 * d.hidden, 1);
+  add_linear(shape, "query", d.hidden, d.hidden, d.layers, true);
+  add_linear(shape, "key", d.hidden, d.hidden, d.layers, true);
+  add_linear(shape, "value", d.hidden, d.hidden, d.layers, true);
+  // Three modules named "dense" (a LoRA target "dense" takes all three):
+  // the attention's output and the pooler's, the intermediate, the output.
+  add_linear(shape, "dense", d.hidden, d.hidden, d.layers + 1, true);
+  add_linear(shape, "dense", d.hidden, d.intermediate, d.layers, true);
+  add_linear(shape, "dense", d.intermediate, d.hidden, d.layers, true);
+  add_modules(shape, 2 * d.hidden, 2 * d.layers);
   return shape;
 }
 
@@ -552,6 +700,8 @@ Fact<ModelShape> shape_from_config(const Settings& config) {
     case Family::llama_like: shape = llama_like_shape(reader, **architecture); break;
     case Family::gpt_neox: shape = gpt_neox_shape(reader); break;
     case Family::chatglm: shape = chatglm_shape(reader); break;
+    case Family::t5: shape = t5_shape(reader); break;
+    case Family::bert: shape = bert_shape(reader); break;
   }
   if (!shape) return shape;
   const StoredAs stored = stored_as(reader);

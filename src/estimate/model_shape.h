@@ -52,6 +52,10 @@ struct ModelShape {
   std::uint64_t vocab = 0;
   std::uint64_t experts = 0;            // MoE: experts per layer; 0 for a dense model
   std::uint64_t experts_per_token = 0;  // MoE: experts each token is routed to
+  std::uint64_t shared_expert_intermediate = 0;  // MoE: a shared expert every token passes (Qwen2-MoE); 0: none
+  // An encoder and a decoder (T5): the layers count both, and activations
+  // depend on the input's and the target's lengths apart.
+  bool encoder_decoder = false;
   bool tied_embeddings = false;
   bool gated_mlp = false;  // SwiGLU/GeGLU: three matrices per MLP, not two
   // The config trains with dropout (a probability above 0 in
@@ -76,8 +80,9 @@ struct ModelShape {
 
 // From config.json, flattened to dotted keys as collect::read_json_settings
 // gives it ("hidden_size" -> "4096", "text_config.hidden_size" -> ...).
-// Knows Llama, Mistral, Mixtral, Qwen2, Qwen3, Gemma, Gemma 2, GPT-NeoX,
-// Baichuan (1 and 2) and ChatGLM2/3 and GLM-4 (by model_type, else
+// Knows Llama, Mistral, Mixtral, Qwen2, Qwen2-MoE, Qwen3, Qwen3-MoE, Gemma,
+// Gemma 2, GPT-NeoX, Baichuan (1 and 2), ChatGLM2/3 and GLM-4, T5 (v1 and
+// the gated v1.1 / Flan-T5) and BERT (by model_type, else
 // architectures[0], else their telltale keys), and counts every tensor of
 // their state dicts as transformers' modeling code builds them (published
 // counts reproduce exactly; tests/unit/estimate/test_model_shape.cpp).

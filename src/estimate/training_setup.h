@@ -77,6 +77,10 @@ struct TrainingSetup {
   // ZeRO-3: stage3_gather_16bit_weights_on_model_save (the rank-0 gather).
   bool gather_16bit_weights_on_save = true;
   double sub_group_size = 1e9;  // ZeRO-3 elements per optimizer sub-group
+  // Micro-batches whose gradients are summed before each optimizer step:
+  // above 1, DeepSpeed's ZeRO-1/2 optimizer offload keeps the summed
+  // gradients in host memory between micro-batches.
+  std::uint64_t gradient_accumulation_steps = 1;
   // DeepSpeed's communication buckets (elements); its defaults.
   double reduce_bucket_size = 5e8;
   double allgather_bucket_size = 5e8;

@@ -90,6 +90,7 @@ estimate::TrainingSetup setup_from_facts(const FactSet& facts, estimate::Trainin
   if (auto nodes = positive(facts, "config.nodes")) setup.nodes = *nodes;
   if (auto rank = positive(facts, "config.lora_rank")) setup.lora_rank = *rank;
   if (auto batch = positive(facts, "config.micro_batch")) setup.micro_batch = *batch;
+  if (auto steps = positive(facts, "config.gradient_accumulation_steps")) setup.gradient_accumulation_steps = *steps;
   if (auto length = positive(facts, "config.sequence_length")) setup.sequence_length = *length;
   if (auto checkpointing = facts.value_of<bool>("config.gradient_checkpointing")) setup.gradient_checkpointing = *checkpointing;
   if (auto safetensors = facts.value_of<bool>("config.save_safetensors")) setup.shard_copy_on_save = *safetensors;

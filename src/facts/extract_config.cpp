@@ -284,6 +284,10 @@ void training_shape_facts(const EvidenceDocument& document, FactSet& facts) {
               {{"launch-command", "args.per_device_train_batch_size"}, {"llamafactory", "per_device_train_batch_size"},
                {"axolotl", "micro_batch_size"}, {"trainer-arguments", "per_device_train_batch_size"},
                {"deepspeed", "train_micro_batch_size_per_gpu"}});
+  set_integer(facts, "config.gradient_accumulation_steps", document,
+              {{"launch-command", "args.gradient_accumulation_steps"}, {"llamafactory", "gradient_accumulation_steps"},
+               {"axolotl", "gradient_accumulation_steps"}, {"trainer-arguments", "gradient_accumulation_steps"},
+               {"deepspeed", "gradient_accumulation_steps"}, {"accelerate", "deepspeed_config.gradient_accumulation_steps"}});
   set_integer(facts, "config.sequence_length", document,
               {{"launch-command", "args.cutoff_len"}, {"launch-command", "args.max_seq_length"},
                {"launch-command", "args.model_max_length"}, {"llamafactory", "cutoff_len"}, {"axolotl", "sequence_len"},

@@ -82,6 +82,24 @@ TEST_CASE("host memory: offload keeps the optimizer (and parameters) in host mem
   CHECK(gb(host_memory_per_node(full(70e9), setup).steady) == doctest::Approx(10 * 70.0 + 32));
 }
 
+TEST_CASE("host memory: ZeRO-2's optimizer offload keeps a 16-bit copy of each partition, and the accumulated gradients") {
+  // stage_1_and_2.py with offload_optimizer: the fp32 master, its fp32
+  // gradients and Adam's moments (16 B), param_buffer_of_bit16_for_cpu_offload_groups
+  // (2 B); with gradient accumulation, accumulated_grads_in_cpu (2 B more).
+  auto setup = eight_gpus(2);
+  setup.offload_optimizer = true;
+  auto host = host_memory_per_node(full(7e9), setup);
+  CHECK(gb(host.steady) == doctest::Approx(18 * 7.0 + 32));
+  CHECK(host.steady.formula.find("partition copy") != std::string::npos);
+  setup.gradient_accumulation_steps = 8;
+  host = host_memory_per_node(full(7e9), setup);
+  CHECK(gb(host.steady) == doctest::Approx(20 * 7.0 + 32));
+  CHECK(host.steady.formula.find("gradients accumulated over 8 micro-batches") != std::string::npos);
+  // ZeRO-3's offload keeps neither (its 16-bit gradient buffer is counted instead).
+  setup.zero_stage = 3;
+  CHECK(gb(host_memory_per_node(full(7e9), setup).steady) == doctest::Approx(18 * 7.0 + 32));
+}
+
 TEST_CASE("host memory: every rank loads the whole model below ZeRO-3, DeepSpeed >= 0.18.7 flattens on the GPU") {
   auto setup = eight_gpus(2);
   setup.flatten_on_gpu = true;

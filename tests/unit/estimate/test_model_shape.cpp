@@ -159,6 +159,86 @@ TEST_CASE("shape_from_config: Mistral 7B and Mixtral 8x7B") {
                                                       linear("w2", 14336, 4096, 256), linear("w3", 4096, 14336, 256)});
 }
 
+TEST_CASE("shape_from_config: Qwen1.5-MoE-A2.7B (shared expert) and Qwen3-30B-A3B, as their model cards count them") {
+  const auto qwen2_moe = shape_of(R"({"architectures": ["Qwen2MoeForCausalLM"], "attention_dropout": 0.0,
+    "bos_token_id": 151643, "decoder_sparse_step": 1, "eos_token_id": 151643, "hidden_act": "silu", "hidden_size": 2048,
+    "initializer_range": 0.02, "intermediate_size": 5632, "max_position_embeddings": 8192, "max_window_layers": 21,
+    "model_type": "qwen2_moe", "moe_intermediate_size": 1408, "norm_topk_prob": false, "num_attention_heads": 16,
+    "num_experts": 60, "num_experts_per_tok": 4, "num_hidden_layers": 24, "num_key_value_heads": 16,
+    "output_router_logits": false, "rms_norm_eps": 1e-06, "rope_theta": 1000000.0, "router_aux_loss_coef": 0.001,
+    "shared_expert_intermediate_size": 5632, "sliding_window": 32768, "tie_word_embeddings": false,
+    "torch_dtype": "bfloat16", "use_cache": true, "use_sliding_window": false, "vocab_size": 151936})");
+  CHECK(qwen2_moe.parameters == 14'315'784'192);  // "14.3B in total and 2.7B activated"
+  CHECK(qwen2_moe.experts == 60);
+  CHECK(qwen2_moe.experts_per_token == 4);
+  CHECK(qwen2_moe.intermediate == 1408);
+  CHECK(qwen2_moe.shared_expert_intermediate == 5632);
+  CHECK(qwen2_moe.linears[4] == linear("gate", 2048, 60, 24));
+  CHECK(qwen2_moe.linears[5] == linear("gate_proj", 2048, 1408, 24 * 60));
+  CHECK(qwen2_moe.linears[8] == linear("gate_proj", 2048, 5632, 24));  // the shared expert
+
+  const auto qwen3_moe = shape_of(R"({"architectures": ["Qwen3MoeForCausalLM"], "attention_bias": false,
+    "attention_dropout": 0.0, "bos_token_id": 151643, "decoder_sparse_step": 1, "eos_token_id": 151645, "head_dim": 128,
+    "hidden_act": "silu", "hidden_size": 2048, "initializer_range": 0.02, "intermediate_size": 6144,
+    "max_position_embeddings": 40960, "max_window_layers": 48, "mlp_only_layers": [], "model_type": "qwen3_moe",
+    "moe_intermediate_size": 768, "norm_topk_prob": true, "num_attention_heads": 32, "num_experts": 128,
+    "num_experts_per_tok": 8, "num_hidden_layers": 48, "num_key_value_heads": 4, "output_router_logits": false,
+    "rms_norm_eps": 1e-06, "rope_scaling": null, "rope_theta": 1000000.0, "router_aux_loss_coef": 0.001,
+    "sliding_window": null, "tie_word_embeddings": false, "torch_dtype": "bfloat16", "use_cache": true,
+    "use_sliding_window": false, "vocab_size": 151936})");
+  CHECK(qwen3_moe.parameters == 30'532'122'624);  // "30.5B in total and 3.3B activated"
+  CHECK(qwen3_moe.shared_expert_intermediate == 0);
+  CHECK(qwen3_moe.intermediate == 768);
+
+  // Dense layers: every second layer sparse, and layer 0 listed as dense only.
+  const auto mixed = shape_of(R"({"model_type": "qwen3_moe", "hidden_size": 64, "num_hidden_layers": 4,
+    "num_attention_heads": 4, "num_key_value_heads": 4, "head_dim": 16, "intermediate_size": 256, "vocab_size": 100,
+    "moe_intermediate_size": 32, "num_experts": 4, "num_experts_per_tok": 2, "decoder_sparse_step": 2,
+    "mlp_only_layers": [1], "tie_word_embeddings": true})");
+  // Layer 1 is dense by the list, layer 3 sparse; 0 and 2 dense by the step.
+  CHECK(mixed.linears[4] == linear("gate", 64, 4, 1));
+  CHECK(mixed.linears[5] == linear("gate_proj", 64, 32, 4));
+  CHECK(mixed.linears[8] == linear("gate_proj", 64, 256, 3));
+}
+
+TEST_CASE("shape_from_config: T5 (t5-3b and t5-large as DeepSpeed's docs count them; Flan-T5's gated feed-forward)") {
+  const auto t5_3b = shape_of(R"({"architectures": ["T5WithLMHeadModel"], "d_ff": 16384, "d_kv": 128, "d_model": 1024,
+    "decoder_start_token_id": 0, "dropout_rate": 0.1, "eos_token_id": 1, "initializer_factor": 1.0,
+    "is_encoder_decoder": true, "layer_norm_epsilon": 1e-06, "model_type": "t5", "n_positions": 512, "num_heads": 32,
+    "num_layers": 24, "output_past": true, "pad_token_id": 0, "relative_attention_num_buckets": 32, "vocab_size": 32128})");
+  // estimate_zero2_model_states_mem_needs_all_live(T5ForConditionalGeneration.from_pretrained("t5-3b")):
+  // "2851M total params, 32M largest layer params".
+  CHECK(t5_3b.parameters == 2'851'598'336);
+  CHECK(t5_3b.largest_layer_parameters == 32128 * 1024);
+  CHECK(t5_3b.encoder_decoder);
+  CHECK(t5_3b.layers == 48);
+  CHECK(t5_3b.dropout);
+  const auto t5_large = shape_of(R"({"model_type": "t5", "d_ff": 4096, "d_kv": 64, "d_model": 1024, "num_heads": 16,
+    "num_layers": 24, "vocab_size": 32128, "relative_attention_num_buckets": 32})");
+  CHECK(t5_large.parameters == 737'668'096);  // "737M total params"
+  const auto flan_t5_base = shape_of(R"({"architectures": ["T5ForConditionalGeneration"], "d_ff": 2048, "d_kv": 64,
+    "d_model": 768, "feed_forward_proj": "gated-gelu", "model_type": "t5", "num_decoder_layers": 12, "num_heads": 12,
+    "num_layers": 12, "relative_attention_num_buckets": 32, "tie_word_embeddings": false, "vocab_size": 32128})");
+  CHECK(flan_t5_base.parameters == 247'577'856);  // google/flan-t5-base: 248M
+  CHECK(flan_t5_base.gated_mlp);
+}
+
+TEST_CASE("shape_from_config: BERT base and large, as the BERT paper and sum(p.numel()) of BertModel count them") {
+  const auto base = shape_of(R"({"architectures": ["BertForMaskedLM"], "attention_probs_dropout_prob": 0.1,
+    "gradient_checkpointing": false, "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": 768,
+    "initializer_range": 0.02, "intermediate_size": 3072, "layer_norm_eps": 1e-12, "max_position_embeddings": 512,
+    "model_type": "bert", "num_attention_heads": 12, "num_hidden_layers": 12, "pad_token_id": 0,
+    "position_embedding_type": "absolute", "transformers_version": "4.6.0.dev0", "type_vocab_size": 2,
+    "use_cache": true, "vocab_size": 30522})");
+  CHECK(base.parameters == 109'482'240);  // "BERT-base ... 110M"
+  CHECK(base.dropout);
+  CHECK_FALSE(base.encoder_decoder);
+  const auto large = shape_of(R"({"model_type": "bert", "hidden_size": 1024, "num_attention_heads": 16,
+    "num_hidden_layers": 24, "intermediate_size": 4096, "vocab_size": 30522, "max_position_embeddings": 512,
+    "type_vocab_size": 2})");
+  CHECK(large.parameters == 335'141'888);  // "BERT-large ... 340M"
+}
+
 TEST_CASE("shape_from_config: Qwen2 (q/k/v biases, the small ones tie) and Qwen3 (q/k norms)") {
   const auto qwen7 = shape_of(R"({"architectures": ["Qwen2ForCausalLM"], "attention_dropout": 0.0,
     "bos_token_id": 151643, "eos_token_id": 151643, "hidden_act": "silu", "hidden_size": 3584,
