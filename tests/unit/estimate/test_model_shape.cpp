@@ -147,6 +147,13 @@ TEST_CASE("shape_from_config: Mistral 7B and Mixtral 8x7B") {
     "tie_word_embeddings": false, "torch_dtype": "bfloat16", "use_cache": true, "vocab_size": 32000})");
   CHECK(mistral.parameters == 7'241'732'096);
 
+  // Mixtral 8x22B: "141B total parameters, 39B active".
+  const auto mixtral_8x22b = shape_of(R"({"architectures": ["MixtralForCausalLM"], "hidden_size": 6144,
+    "intermediate_size": 16384, "model_type": "mixtral", "num_attention_heads": 48, "num_experts_per_tok": 2,
+    "num_hidden_layers": 56, "num_key_value_heads": 8, "num_local_experts": 8, "tie_word_embeddings": false,
+    "torch_dtype": "bfloat16", "vocab_size": 32000})");
+  CHECK(mixtral_8x22b.parameters == 140'620'634'112);
+
   const auto mixtral = shape_of(kMixtral_8x7B);
   CHECK(mixtral.parameters == 46'702'792'704);
   CHECK(mixtral.experts == 8);

@@ -115,6 +115,23 @@ constexpr std::string_view kT5_3B = R"({"model_type": "t5", "d_ff": 16384, "d_kv
 constexpr std::string_view kT5_Large = R"({"model_type": "t5", "d_ff": 4096, "d_kv": 64, "d_model": 1024, "num_heads": 16,
   "num_layers": 24, "vocab_size": 32128, "relative_attention_num_buckets": 32})";
 
+constexpr std::string_view kQwen15_110BConfig = R"({"model_type": "qwen2", "hidden_size": 8192, "num_hidden_layers": 80,
+  "num_attention_heads": 64, "num_key_value_heads": 8, "intermediate_size": 49152, "vocab_size": 152064,
+  "tie_word_embeddings": false})";
+constexpr std::string_view kMixtral8x7BConfig = R"({"model_type": "mixtral", "hidden_size": 4096, "num_hidden_layers": 32,
+  "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000,
+  "num_local_experts": 8, "num_experts_per_tok": 2, "tie_word_embeddings": false})";
+constexpr std::string_view kMixtral8x22BConfig = R"({"model_type": "mixtral", "hidden_size": 6144, "num_hidden_layers": 56,
+  "num_attention_heads": 48, "num_key_value_heads": 8, "intermediate_size": 16384, "vocab_size": 32000,
+  "num_local_experts": 8, "num_experts_per_tok": 2, "tie_word_embeddings": false})";
+
+// GPU memory of the model states (and autocast's copies), GB, for a shape.
+double states_gb(const ModelShape& shape, const TrainingSetup& setup) {
+  auto estimate = estimate_memory(shape, setup);
+  if (!estimate) FAIL(estimate.missing().detail);
+  return (estimate->per_gpu.model_states() + estimate->per_gpu.autocast_copies.bytes) / 1e9;
+}
+
 std::vector<PublishedFigure> published_figures() {
   std::vector<PublishedFigure> rows;
   // Rajbhandari et al., ZeRO (SC'20), Fig. 1: Ψ = 7.5 B, N_d = 64, K = 12.
@@ -134,6 +151,18 @@ std::vector<PublishedFigure> published_figures() {
                   [] { return static_cast<double>(configured(kT5_3B).largest_layer_parameters) / 1e6; }, 0.03});
   rows.push_back({"t5-large parameters, M (\"737M total params\")", ds, "T5's state dict from config.json", 737,
                   [] { return static_cast<double>(configured(kT5_Large).parameters) / 1e6; }, 0.002});
+  // The docs' t5-large example (4 GPUs, ZeRO-3 per GPU, MiB), the counts from its config.json.
+  const double mib = std::pow(2.0, 20);
+  auto t5_large_zero3 = [=](std::size_t row) {
+    const auto shape = configured(kT5_Large);
+    return static_cast<double>(deepspeed_zero3_rows(static_cast<double>(shape.parameters),
+                                                    static_cast<double>(shape.largest_layer_parameters), 4, 1)[row].gpu_bytes) / mib;
+  };
+  rows.push_back({"t5-large, 4 GPUs, ZeRO-3 per GPU, no offload, MiB (case 1)", ds, "4L + 18Ψ/N", 3291, [=] { return t5_large_zero3(4); }, 0.001});
+  rows.push_back({"t5-large, 4 GPUs, ZeRO-3 per GPU, parameters and optimizer offloaded, MiB (case 2)", ds, "4L", 125,
+                  [=] { return t5_large_zero3(0); }, 0.01});
+  rows.push_back({"t5-large, 4 GPUs, ZeRO-3 per GPU, optimizer offloaded, MiB (case 3)", ds, "4L + 2Ψ/N", 477,
+                  [=] { return t5_large_zero3(2); }, 0.003});
   rows.push_back({"t5-3b ZeRO-2 per GPU, no offload", ds, "DeepSpeed < 0.14.3: 4Ψ + 16Ψ/N", 15.93,
                   [=] { return static_cast<double>(deepspeed_zero2_rows(2851e6, 8, 1, Zero2Formula::before_0_14_3)[1].gpu_bytes) / gib; }, 0.001});
   rows.push_back({"t5-3b ZeRO-2 per node (CPU), no offload", ds, "4Ψ·N_g·1.5", 127.45,
@@ -180,6 +209,22 @@ std::vector<PublishedFigure> published_figures() {
                       [=] { return weights_per_parameter(size, setup); }, tolerance,
                       fmt::format("the table counts the bits alone; ftdiag adds {}", beside)});
     }
+  }
+
+  // Its older table's cells for 110B and the MoE models (GB, one GPU): the
+  // full fine-tuning cells are the rule on the models' counts from their
+  // config.json, rounded; its LoRA and QLoRA cells there round up well beyond
+  // the rule (8x7B LoRA 120 GB for 47 B parameters), so they are not held.
+  const char* lf_old = "LLaMA-Factory README before 2025 (7B to 110B, 8x7B, 8x22B columns)";
+  for (const auto& [name, config, amp, pure] :
+       {std::tuple{"Qwen1.5-110B", kQwen15_110BConfig, 2000.0, 900.0}, std::tuple{"Mixtral-8x7B", kMixtral8x7BConfig, 900.0, 400.0},
+        std::tuple{"Mixtral-8x22B", kMixtral8x22BConfig, 2400.0, 1200.0}}) {
+    rows.push_back({fmt::format("Full, 32 bits (AMP), {}, GB", name), lf_old, "18x GB, x from config.json", amp,
+                    [config = config] { return states_gb(configured(config), one_gpu(Precision::amp_bf16)); }, 0.10,
+                    "the table's cells are rounded"});
+    rows.push_back({fmt::format("Full, 16 bits (pure_bf16), {}, GB", name), lf_old, "8x GB, x from config.json", pure,
+                    [config = config] { return states_gb(configured(config), one_gpu(Precision::pure_bf16)); }, 0.10,
+                    "the table's cells are rounded"});
   }
 
   // transformers' docs, "Model training anatomy": bytes per parameter of AdamW training.
