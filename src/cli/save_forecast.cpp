@@ -30,8 +30,12 @@ bool node_has_nvidia_gpu() {
   return ::stat("/dev/nvidiactl", &st) == 0;
 }
 
+// When the first save comes, as the Trainer's arguments say it.
 std::string first_save_of(const facts::FactSet& facts) {
-  if (auto steps = facts.value_of<std::int64_t>("config.save_steps"); steps && *steps > 0) {
+  const auto strategy = facts.value_of<std::string>("config.save_strategy");
+  if (strategy == "epoch") return "at the end of the first epoch (save_strategy epoch)";
+  if (strategy == "no") return "at the end of training (save_strategy no: only the final model is saved)";
+  if (auto steps = facts.value_of<std::int64_t>("config.save_steps"); steps && *steps > 0 && (!strategy || strategy == "steps")) {
     return fmt::format("at step {} (save_steps)", *steps);
   }
   return {};

@@ -159,7 +159,7 @@ HostMemory host_memory_per_node(const ParameterSplit& parameters, const Training
   } else {
     host.init = with_baseline("DeepSpeed init", host.baseline, offload,
                               {"defragmenting the partitions", q.state_dict / q.nodes,
-                               fmt::format("({}) / {} nodes", q.state_dict_formula, q.nodes)});
+                               fmt::format("({}){}", q.state_dict_formula, per_node(q))});
   }
 
   host.checkpoint_save = checkpoint_save(q, setup, host.baseline, offload);

@@ -404,6 +404,15 @@ void checkpoint_facts(const EvidenceDocument& document, FactSet& facts) {
   }
 }
 
+// When the Trainer saves: "steps" (every save_steps), "epoch", "no" (only
+// the final save_model), "best"; the Trainer's default is "steps".
+void save_strategy_fact(const EvidenceDocument& document, FactSet& facts) {
+  if (auto found = find_setting(document, {{"launch-command", "args.save_strategy"}, {"llamafactory", "save_strategy"},
+                                           {"axolotl", "save_strategy"}, {"trainer-arguments", "save_strategy"}})) {
+    facts.set("config.save_strategy", lower(found->value), found->pointer);
+  }
+}
+
 }  // namespace
 
 void extract_config_facts(const EvidenceDocument& document, const std::optional<Incident>&, FactSet& facts) {
@@ -413,6 +422,7 @@ void extract_config_facts(const EvidenceDocument& document, const std::optional<
   model_fact(document, facts);
   shape_facts(document, facts);
   training_shape_facts(document, facts);
+  save_strategy_fact(document, facts);
   sources_fact(document, facts);
   trainer_facts(document, facts);
   checkpoint_facts(document, facts);

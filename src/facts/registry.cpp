@@ -326,6 +326,7 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"config.nodes", integer, count, "nodes the launch asked for (--num_nodes, --nnodes, num_machines, a hostfile's hosts)"},
     {"config.save_steps", integer, none, "steps between checkpoint saves (--save_steps, a recipe's save_steps, trainer_state.json)"},
     {"config.lora_rank", integer, none, "LoRA's rank (lora_rank, lora_r, an adapter's r)"},
+    {"config.save_strategy", string, none, "when the Trainer saves checkpoints: steps (every save_steps), epoch, no (only the final model), best"},
     {"config.gradient_accumulation_steps", integer, count, "micro-batches whose gradients are summed before each optimizer step (gradient_accumulation_steps of the Trainer, a recipe or the DeepSpeed config)"},
     {"config.micro_batch", integer, count, "sequences per GPU per step (per_device_train_batch_size, micro_batch_size, train_micro_batch_size_per_gpu)"},
     {"config.sequence_length", integer, none, "tokens per sequence the recipe allows (cutoff_len, sequence_len, max_seq_length)"},

@@ -49,6 +49,19 @@ TEST_CASE("config facts: a whole DeepSpeed config and the command that used it")
   CHECK(value_of<std::string>(facts, "config.sources") == "launch-command (run.sh), deepspeed (ds.json)");
 }
 
+TEST_CASE("config facts: when the Trainer saves, and how many micro-batches it accumulates") {
+  const auto facts = extract_facts(with_host({
+      config("llamafactory", {{"stage", "sft"}, {"finetuning_type", "lora"}, {"template", "qwen"}, {"save_strategy", "Epoch"},
+                              {"gradient_accumulation_steps", "8"}}),
+      config("deepspeed", {{"zero_optimization.stage", "2"}, {"gradient_accumulation_steps", "auto"}}),
+  }));
+  CHECK(value_of<std::string>(facts, "config.save_strategy") == "epoch");
+  CHECK(value_of<std::int64_t>(facts, "config.gradient_accumulation_steps") == 8);
+  // "auto" is the trainer's to say: from the DeepSpeed config alone, nothing.
+  const auto automatic = extract_facts(with_host({config("deepspeed", {{"zero_optimization.stage", "2"}, {"gradient_accumulation_steps", "auto"}})}));
+  CHECK_FALSE(automatic.get("config.gradient_accumulation_steps").value);
+}
+
 TEST_CASE("config facts: a pasted zero_optimization fragment does not say offload is off") {
   const auto facts = extract_facts(with_host({config("deepspeed", {{"zero_optimization.stage", "2"}})}));
   CHECK(value_of<std::int64_t>(facts, "config.zero_stage") == 2);

@@ -251,7 +251,7 @@ TEST_CASE("registry: a rich document gives every fact a value of its registered 
                                           "gpu_oom.phase_because", "gpu_oom.steps_before", "host_memory_error.phase",
                                           "host_memory_error.phase_because",
                                           // The configs say nothing of gradient accumulation.
-                                          "config.gradient_accumulation_steps",
+                                          "config.gradient_accumulation_steps", "config.save_strategy",
                                           // The configs' setup is ZeRO-3: the ZeRO-2 remedies are not computed.
                                           "estimate.zero3_save_peak_bytes", "estimate.save_fits_ranks_per_node",
                                           // A plain log's count; this phase comes from a run's console.
