@@ -6,9 +6,13 @@ it with torch.save, then every rank writes its optimizer state. Each rank
 measures its resident memory before the save and with its clone alive, and
 rank 0 prints the node's sums:
 
-  measured: ranks=N params=P before=BYTES during=BYTES
+  measured: ranks=N params=P trainable=T before=BYTES during=BYTES
 
-    python3 zero2_style_save.py --vocab 32000 [--width 256] [--layers 2] [--ranks 2] [--out DIR]
+With --adapter the base is frozen and a rank-8 low-rank adapter on the
+head's input is trained, as LoRA trains (the state dict still holds the
+whole base, so the save's clones do too).
+
+    python3 zero2_style_save.py --vocab 32000 [--width 256] [--layers 2] [--ranks 2] [--adapter] [--out DIR]
 """
 import argparse
 import os
@@ -22,15 +26,23 @@ from torch import nn
 
 
 class TinyLM(nn.Module):
-    def __init__(self, vocab: int, width: int, layers: int):
+    def __init__(self, vocab: int, width: int, layers: int, adapter: bool = False):
         super().__init__()
         self.embed = nn.Embedding(vocab, width)
         block = nn.TransformerEncoderLayer(width, nhead=8, dim_feedforward=4 * width, batch_first=True)
         self.blocks = nn.TransformerEncoder(block, num_layers=layers)
         self.head = nn.Linear(width, vocab)
+        self.adapter = None
+        if adapter:
+            for frozen in (self.embed, self.blocks, self.head):
+                frozen.requires_grad_(False)
+            self.adapter = nn.Sequential(nn.Linear(width, 8, bias=False), nn.Linear(8, width, bias=False))
 
     def forward(self, tokens):
-        return self.head(self.blocks(self.embed(tokens)))
+        hidden = self.blocks(self.embed(tokens))
+        if self.adapter is not None:
+            hidden = hidden + self.adapter(hidden)
+        return self.head(hidden)
 
 
 def resident_bytes() -> int:
@@ -52,15 +64,17 @@ def rank_main(rank: int, world: int, port: int, args) -> None:
     dist.init_process_group("gloo", rank=rank, world_size=world)
     torch.manual_seed(0)
     torch.set_num_threads(1)
-    model = TinyLM(args.vocab, args.width, args.layers)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=2e-5)
+    model = TinyLM(args.vocab, args.width, args.layers, args.adapter)
+    trained = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(trained, lr=2e-5)
     params = sum(p.numel() for p in model.parameters())
+    trainable = sum(p.numel() for p in trained)
     for _ in range(3):  # Adam's moments exist after the first step
         tokens = torch.randint(0, args.vocab, (2, 17))
         loss = nn.functional.cross_entropy(model(tokens[:, :-1]).reshape(-1, args.vocab), tokens[:, 1:].reshape(-1))
         optimizer.zero_grad(set_to_none=False)
         loss.backward()
-        for p in model.parameters():
+        for p in trained:
             dist.all_reduce(p.grad)
             p.grad /= world
         optimizer.step()
@@ -74,7 +88,7 @@ def rank_main(rank: int, world: int, port: int, args) -> None:
     torch.save(optimizer.state_dict(), os.path.join(args.out, f"optim_rank{rank}.pt"))
     dist.barrier()
     if rank == 0:
-        print(f"measured: ranks={world} params={params} before={before} during={during}", flush=True)
+        print(f"measured: ranks={world} params={params} trainable={trainable} before={before} during={during}", flush=True)
     dist.destroy_process_group()
 
 
@@ -90,6 +104,7 @@ if __name__ == "__main__":
     parser.add_argument("--width", type=int, default=256)
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--ranks", type=int, default=2)
+    parser.add_argument("--adapter", action="store_true", help="freeze the base and train a rank-8 adapter")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:

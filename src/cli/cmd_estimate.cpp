@@ -61,6 +61,7 @@ struct EstimateArguments {
   std::string dtype = "bf16";
   std::uint64_t micro_batch = 1;
   std::uint64_t gradient_accumulation = 1;
+  std::string trainable;
   std::uint64_t seq_len = 2048;
   bool gradient_checkpointing = false;
   std::string recompute = "none";
@@ -141,6 +142,14 @@ std::optional<Failure> apply_flags(const EstimateArguments& args, estimate::Trai
   if (args.given("--lora-rank")) setup.lora_rank = args.lora_rank;
   if (args.given("--quant-bits")) setup.quantization_bits = args.quant_bits;
   if (args.given("--freeze-layers")) setup.freeze_trainable_layers = args.freeze_layers;
+  if (args.given("--trainable")) {
+    auto count = estimate::parse_parameter_count(args.trainable);
+    if (!count) return Failure{kExitUsage, fmt::format("--trainable {}: {}", args.trainable, count.missing().detail)};
+    if (setup.finetune == estimate::Finetune::full) {
+      return Failure{kExitUsage, "--trainable counts the parameters LoRA, QLoRA or freeze-tuning trains: give --finetune too"};
+    }
+    setup.trainable_parameters = static_cast<double>(count.value());
+  }
   if (args.given("--lora-targets")) setup.lora_targets = args.lora_targets;
   if (args.given("--dtype")) setup.precision = *estimate::precision_from_string(args.dtype);
   if (args.given("--micro-batch")) setup.micro_batch = args.micro_batch;
@@ -309,6 +318,8 @@ Action add_estimate_command(CLI::App& app) {
   cmd->add_option("--freeze-layers", args->freeze_layers, "Freeze-tuning trains the last N decoder layers (default 2, as LLaMA-Factory)")
       ->check(CLI::Range(1, 1024).description("1 to 1024"));
   cmd->add_option("--lora-rank", args->lora_rank, "LoRA's rank (default 8)")->check(CLI::Range(1, 65536).description("1 to 65536"));
+  cmd->add_option("--trainable", args->trainable,
+                  "The parameters LoRA or freeze-tuning trains, when known (PEFT's \"trainable params: N\"): 4.2M, 4194304");
   cmd->add_option("--lora-targets", args->lora_targets, "Module names LoRA adapts (default: every linear layer of the decoder)")
       ->delimiter(',');
   cmd->add_option("--dtype", args->dtype, "Training precision: bf16, fp16 (16-bit weights, fp32 master: DeepSpeed's mixed precision; default bf16), fp32, "

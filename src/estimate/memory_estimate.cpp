@@ -109,9 +109,13 @@ Fact<MemoryEstimate> estimate_memory(const ModelShape& shape, const TrainingSetu
                            size_text(gpu.autocast_copies.bytes), size_text(gpu.buffers.bytes), activations ? size_text(activation_bytes) : std::string("unknown"),
                            size_text(gpu.cuda_context.bytes))};
 
-  // A CPU rank holds in host memory what a GPU rank holds on its GPU.
+  // A CPU rank holds in host memory what a GPU rank holds on its GPU
+  // between steps: its model states and buffers. The activations and the
+  // optimizer step's partition live only within a step, and a save (or a
+  // load) comes between steps.
   const bool states_in_host = setup.train_on_cpu && !setup.rank_baseline_includes_states;
-  estimate.per_node_host = host_memory_per_node(share, setup, states_in_host ? gpu.total.bytes : 0);
+  const double between_steps = gpu.model_states() + gpu.autocast_copies.bytes + gpu.buffers.bytes;
+  estimate.per_node_host = host_memory_per_node(share, setup, states_in_host ? between_steps : 0);
   add_deepspeed_rows(estimate);
   return estimate;
 }

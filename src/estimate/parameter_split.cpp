@@ -53,6 +53,18 @@ Fact<ParameterSplit> split_parameters(const ModelShape& shape, const TrainingSet
     split.trainable_formula = fmt::format("all {} parameters", parameters_text(split.total));
     return split;
   }
+  if (setup.trainable_parameters > 0) {
+    // A count the job printed: for LoRA the adapters come on top of the
+    // base, for freeze-tuning they are part of it.
+    const bool adapters = setup.finetune == Finetune::lora || setup.finetune == Finetune::qlora;
+    split.trainable = adapters ? setup.trainable_parameters : std::min(split.total, setup.trainable_parameters);
+    split.frozen = split.total - (adapters ? 0 : split.trainable);
+    if (adapters) split.total += split.trainable;
+    split.frozen_bytes_per_weight =
+        setup.finetune == Finetune::qlora ? quantized_bytes_per_weight(setup.quantization_bits) : training_bytes;
+    split.trainable_formula = fmt::format("{} (given)", parameters_text(split.trainable));
+    return split;
+  }
   if (setup.finetune == Finetune::freeze) {
     const double per_layer = decoder_layer_parameters(shape);
     if (per_layer == 0 || shape.layers == 0) {

@@ -54,6 +54,11 @@ struct TrainingSetup {
   // The module names LoRA adapts ("q_proj", "v_proj"); empty: every linear
   // layer of the decoder (LLaMA-Factory's and axolotl's "all").
   std::vector<std::string> lora_targets;
+  // The trained parameters when they are known (PEFT's "trainable params:
+  // N" line, a count the job printed): LoRA's adapters or the layers
+  // freeze-tuning trains are then not derived from the model's shape. 0:
+  // derived.
+  double trainable_parameters = 0;
   Precision precision = Precision::bf16;
   std::uint64_t micro_batch = 1;
   std::uint64_t sequence_length = 2048;

@@ -91,6 +91,22 @@ TEST_CASE("model states: LoRA trains only its adapters, the frozen base is weigh
   ModelShape bare;
   bare.parameters = 7000000000;
   CHECK_FALSE(split_parameters(bare, setup));
+  // Unless the job said it (PEFT's "trainable params: 4,194,304"): the adapters come on top of the base.
+  setup.lora_targets.clear();
+  setup.finetune = Finetune::lora;
+  setup.trainable_parameters = 4194304;
+  auto given = split_parameters(bare, setup);
+  REQUIRE(given);
+  CHECK(given->trainable == 4194304);
+  CHECK(given->frozen == 7e9);
+  CHECK(given->total == 7e9 + 4194304);
+  CHECK(given->trainable_formula.find("(given)") != std::string::npos);
+  // Freeze-tuning's given count is part of the model.
+  setup.finetune = Finetune::freeze;
+  given = split_parameters(bare, setup);
+  REQUIRE(given);
+  CHECK(given->total == 7e9);
+  CHECK(given->frozen == doctest::Approx(7e9 - 4194304));
 }
 
 TEST_CASE("optimizer step: DeepSpeed's fp32 gradient partition makes ZeRO-2 2Ψ + 18Ψ/N, as its estimator since 0.14.3") {
