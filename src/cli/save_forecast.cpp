@@ -106,7 +106,9 @@ class ConfigSaveForecaster final : public supervise::SaveForecaster {
 supervise::MadeForecaster make_forecaster(const std::vector<std::string>& argv, const std::vector<std::string>& rule_dirs) {
   std::error_code ec;
   auto named = collect::read_command_configs(argv, std::filesystem::current_path(ec), "the job's command");
-  if (named.configs.empty()) return std::string("the command has no launcher ftdiag reads configs from");
+  // A command that is no training launch, or names no DeepSpeed config: no
+  // forecast, and nothing worth a note.
+  if (named.configs.empty()) return std::string();
   evidence::EvidenceDocument document;
   auto& host = document.hosts.emplace_back();
   for (auto& config : named.configs) {
@@ -117,9 +119,8 @@ supervise::MadeForecaster make_forecaster(const std::vector<std::string>& argv, 
   if (!rules) return "the rules could not be loaded: " + rules.missing().detail;
   auto facts = document_facts(document, rules.value());
   if (!facts.get("config.zero_stage").value) {
-    std::string why = "no ZeRO stage in the configs the command names";
-    if (!named.unread.empty()) why += " (not read: " + named.unread.front() + ")";
-    return why;
+    // A config the command names that could not be read is worth saying.
+    return named.unread.empty() ? std::string() : "a config the command names was not read: " + named.unread.front();
   }
   auto model = facts::model_from_evidence(document, facts);
   if (!model) return "the model's size is unknown: " + model.missing().detail;

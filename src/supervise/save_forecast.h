@@ -30,8 +30,9 @@ class SaveForecaster {
 };
 
 // Made once the job has started (it reads the job's configs, off the job's
-// path); or why there is nothing to forecast from (no ZeRO stage, no model
-// size in the configs the command names), printable.
+// path); or why there is nothing to forecast from, printable: empty when the
+// command is no DeepSpeed job at all (nothing to say), else what it lacks
+// (the model's size, a config that could not be read), noted in the journal.
 using MadeForecaster = std::variant<std::unique_ptr<SaveForecaster>, std::string>;
 using SaveForecasterFactory = std::function<MadeForecaster()>;
 

@@ -95,7 +95,7 @@ void check_incomplete_record(const fs::path& job_dir, Outcome& outcome) {
   REQUIRE_MESSAGE(runs.size() == 1, analysis.outcome.describe());
   bool noted = false;
   for (auto& note : runs[0]["notes"]) {
-    if (!note.contains("write_failure")) continue;
+    if (!note.contains("write_failure") || note["write_failure"].is_null()) continue;
     noted = true;
     CHECK(note["write_failure"]["errno"] == ENOSPC);
     CHECK(note["write_failure"]["since"].get<double>() > 0);

@@ -58,8 +58,8 @@ class SaveWatch final : public LiveSource {
       auto made = run_.options().save_forecaster();
       if (auto* forecaster = std::get_if<std::unique_ptr<SaveForecaster>>(&made)) {
         forecaster_ = std::move(*forecaster);
-      } else {
-        run_.note("no forecast of the checkpoint save: " + std::get<std::string>(made));
+      } else if (const auto& why = std::get<std::string>(made); !why.empty()) {
+        run_.note("no forecast of the checkpoint save: " + why);
       }
     } catch (const std::exception& e) {
       run_.note(std::string("no forecast of the checkpoint save: ") + e.what());
