@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "base/redact.h"
 #include "base/units.h"
 #include "cli/diagnosis.h"
 #include "collect/configs/command_configs.h"
@@ -65,7 +66,9 @@ class ConfigSaveForecaster final : public supervise::SaveForecaster {
     out.formula = facts.value_of<std::string>("estimate.save_peak_formula").value_or("");
     out.first_save = first_save_of(facts);
     out.fits = static_cast<double>(out.predicted_peak_bytes) <= measured.capacity_bytes;
-    if (!out.fits) out.warning = warning_text(facts, out);
+    // Printed as it is journaled, through the one redaction step (the
+    // rules' words and numbers hold no secret; a template a user adds might).
+    if (!out.fits) out.warning = redact_text(warning_text(facts, out));
     return out;
   }
 

@@ -1,5 +1,7 @@
 // The environment stated in sentences and log lines rather than a report:
-// "single node 56GB Memory, 1GPU.", "RAM：251G", "4GPUs", torch's JIT
+// "single node 56GB Memory, 1GPU.", "RAM：251G", "4GPUs", the size of
+// /dev/shm ("/dev/shm space of 254GB", df's "shm 64M 0 64M 0% /dev/shm",
+// docker's "--shm-size=16g"), torch's JIT
 // extensions folder ("Using /root/.cache/torch_extensions/py38_cu111 as
 // PyTorch extensions root...": torch's CUDA and Python), DeepSpeed's
 // start-up line ("DeepSpeed info: version=0.12.4, git-hash=…").
@@ -50,6 +52,32 @@ std::optional<std::uint64_t> ram_label(std::string_view text) {
   auto rest = text::trim(text.substr(at + 3));
   for (std::string_view separator : {":", "\xEF\xBC\x9A", "="}) {
     if (rest.starts_with(separator)) return leading_size(text::trim(rest.substr(separator.size())));
+  }
+  return std::nullopt;
+}
+
+// The size of /dev/shm as people show it: a df line mounted on /dev/shm
+// (Filesystem Size Used Avail Use% Mounted on: the second field), docker's
+// --shm-size (or compose's shm_size), or a sentence naming /dev/shm with a
+// size after it. "/dev/shm/nccl-..." is a file in it, never its size, and a
+// size needs its unit.
+std::optional<std::uint64_t> shm_size_phrase(std::string_view text) {
+  const auto words = text::fields(text);
+  if (words.size() >= 6 && words.back() == "/dev/shm") return leading_size(words[1]);
+  for (std::string_view option : {"--shm-size", "shm_size"}) {
+    const auto at = text.find(option);
+    if (at == std::string_view::npos) continue;
+    auto rest = text.substr(at + option.size());
+    while (!rest.empty() && (rest.front() == '=' || rest.front() == ':' || rest.front() == ' ' || rest.front() == '"')) rest.remove_prefix(1);
+    if (auto bytes = leading_size(rest)) return bytes;
+  }
+  const auto at = text.find("/dev/shm");
+  if (at == std::string_view::npos) return std::nullopt;
+  const auto after = text.substr(at + 8);
+  if (!after.empty() && after.front() == '/') return std::nullopt;
+  for (std::size_t i = 0; i < after.size(); ++i) {
+    if (!is_digit(after[i]) || !starts_word(after, i)) continue;
+    return leading_size(after.substr(i));
   }
   return std::nullopt;
 }
@@ -112,6 +140,7 @@ class ProseReader final : public Reader {
     if (!memory) memory = memory_phrase(text);
     if (memory) sink.add(kProseFormat, "host.mem_total_bytes", std::to_string(*memory), line.number);
     if (auto count = gpu_count_phrase(text)) sink.add(kProseFormat, "gpu.count", std::to_string(*count), line.number);
+    if (auto shm = shm_size_phrase(text)) sink.add(kProseFormat, "host.shm_total_bytes", std::to_string(*shm), line.number);
     add_extensions_root(text, line, sink);
     constexpr std::string_view kDeepSpeedInfo = "DeepSpeed info: version=";
     if (const auto at = text.find(kDeepSpeedInfo); at != std::string_view::npos) {

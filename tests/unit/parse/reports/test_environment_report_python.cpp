@@ -75,6 +75,20 @@ TEST_CASE("environment report: transformers env states its packages and skips th
   CHECK(stated(values, "python.version") == "3.11.5");
 }
 
+TEST_CASE("environment report: the size of /dev/shm from df, docker's --shm-size and a sentence; never a file in it") {
+  CHECK(stated(parse_environment_report("Filesystem      Size  Used Avail Use% Mounted on\n"
+                                        "overlay         1.8T  1.2T  530G  70% /\n"
+                                        "shm              64M     0   64M   0% /dev/shm\n"),
+               "host.shm_total_bytes") == std::to_string(64ull << 20));
+  CHECK(stated(parse_environment_report("docker run --gpus all --shm-size=16g -it pytorch/pytorch bash\n"), "host.shm_total_bytes") ==
+        std::to_string(16ull << 30));
+  CHECK(stated(parse_environment_report("I am using a docker container with --ipc=host, so I have /dev/shm space of 254GB.\n"),
+               "host.shm_total_bytes") == std::to_string(254ull << 30));
+  CHECK(stated(parse_environment_report("NCCL WARN Error while creating shared memory segment /dev/shm/nccl-NFq5Ss (size 9637888)\n"),
+               "host.shm_total_bytes") == "(none)");
+  CHECK(stated(parse_environment_report("the job wrote to /dev/shm 3 times\n"), "host.shm_total_bytes") == "(none)");
+}
+
 TEST_CASE("environment report: labels typed by hand, a Markdown list and sentences") {
   const auto values = parse_environment_report(
       "### Environment\n"
