@@ -14,7 +14,9 @@
 
 #include "facts/console_tail.h"
 #include "facts/extract.h"
+#include "parse/logs/faulthandler.h"
 #include "parse/logs/python_traceback.h"
+#include "parse/logs/training_progress.h"
 
 namespace ftdiag::facts {
 
@@ -122,6 +124,66 @@ void extract_phase(const LogRef& log, const std::optional<Incident>& incident, F
             pointer + "/last_line_number");
   if (incident && incident->time && current->first_time) {
     facts.set("phase.at_death_age", std::max(0.0, *incident->time - *current->first_time), pointer + "/first_time");
+  }
+}
+
+// The last step counter the log printed before the death, and whether it
+// is a step the Trainer saves after: transformers' Trainer logs a step,
+// then evaluates and saves in the same call (_maybe_log_save_evaluate), and
+// at its default verbosity prints no line as it saves. A death after a
+// save step's line and before the next step's is in that save, or in the
+// next step.
+void extract_save_step(const LogRef& log, const std::optional<Incident>& incident, FactSet& facts) {
+  std::optional<std::uint64_t> death_line;
+  if (incident && incident->event && incident->event->from.file == log.evidence->from.file) death_line = incident->event->from.line;
+  const auto& tail = log.evidence->tail;
+  for (std::size_t i = tail.size(); i-- > 0;) {
+    if (death_line && tail[i].line_number > *death_line) continue;
+    const auto steps = parse::training_steps_done(tail[i].text);
+    if (!steps) continue;
+    const auto pointer = fmt::format("{}/tail/{}/text", log.pointer(), i);
+    set_if_missing(facts, "phase.steps_before_death", static_cast<std::int64_t>(*steps), pointer);
+    const auto every = facts.value_of<std::int64_t>("config.save_steps");
+    const auto strategy = facts.value_of<std::string>("config.save_strategy");
+    if (every && *every > 0 && *steps > 0 && (!strategy || *strategy == "steps")) {
+      set_if_missing(facts, "phase.after_save_step", static_cast<std::int64_t>(*steps) % *every == 0, pointer);
+    }
+    return;
+  }
+}
+
+// A native crash while Python loaded an extension module: the crashing
+// thread's innermost frames are importlib's own, with the extension loader's
+// create_module (importlib._bootstrap_external: ExtensionFileLoader runs
+// _imp.create_dynamic, the dynamic loader and the module's init) or
+// exec_module among them. The first frame outside importlib is the import
+// that loaded it.
+void extract_crash_in_import(const LogRef& log, FactSet& facts) {
+  parse::FaulthandlerReader reader;
+  std::optional<parse::FaulthandlerDump> last;
+  for (const auto& line : log.evidence->tail) {
+    if (auto dump = reader.feed(line.text, line.line_number)) last = std::move(dump);
+  }
+  if (auto dump = reader.finish()) last = std::move(dump);
+  if (!last) return;
+  const parse::PythonThread* crashed = nullptr;
+  for (const auto& thread : last->threads) {
+    if (thread.current || !crashed) crashed = &thread;
+  }
+  if (!crashed) return;
+  bool loading = false;
+  for (const auto& frame : crashed->frames) {
+    const bool importlib = frame.file.starts_with("<frozen importlib.");
+    if (importlib) {
+      loading = loading || frame.function == "create_module" || frame.function == "exec_module";
+      continue;
+    }
+    if (loading) {
+      set_if_missing(facts, "log.crash_loading_module",
+                     fmt::format("{}{} ({})", frame.file, frame.line ? fmt::format(", line {}", *frame.line) : std::string(), frame.function),
+                     fmt::format("{}/tail", log.pointer()));
+    }
+    return;
   }
 }
 
@@ -309,6 +371,8 @@ void extract_plain_log_facts(const evidence::EvidenceDocument& document, const s
   if (!log) return;
   extract_console(*log, facts);
   extract_phase(*log, incident, facts);
+  extract_save_step(*log, incident, facts);
+  extract_crash_in_import(*log, facts);
   extract_failure_word(document, *log, facts);
   extract_cut_recursion(document, *log, facts);
   if (incident) extract_role(document, *incident, facts);

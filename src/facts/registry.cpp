@@ -237,6 +237,9 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"phase.at_death_age", number, seconds, "time from that line to the incident"},
     {"phase.source", string, none, "what told the phase: probe (a framework call the Python probe saw open), console (the job's lines in a run's console.log) or log (a plain log file's lines)"},
     {"phase.lines_to_death", integer, count, "plain logs: lines between the last line of that phase and the line that reported the death (or the log's end)"},
+    {"log.crash_loading_module", string, none, "plain logs: a native crash came while Python loaded an extension module (faulthandler's innermost frames are importlib's loader): the import that loaded it, FILE, line N (FUNCTION)"},
+    {"phase.steps_before_death", integer, count, "plain logs: the last step counter (a progress bar, a step line) before the death"},
+    {"phase.after_save_step", boolean, none, "plain logs: that step is one the Trainer saves after (a multiple of config.save_steps, save_strategy steps): the death came in that save or in the next step"},
     {"phase.checkpoint_saves_before", integer, count, "checkpoint-save markers before the incident"},
 
     // The console.

@@ -115,6 +115,13 @@ std::optional<Launcher> launcher_at(const std::vector<Word>& words, std::size_t 
   if (name == "accelerate" && word_at(i + 1) == "launch") return Launcher{"accelerate", i + 2};
   if (name == "llamafactory-cli" || name == "lmf") return Launcher{"llamafactory-cli", i + 1, false, true};
   if (name == "axolotl" && !word_at(i + 1).empty()) return Launcher{"axolotl", i + 1, false, true};
+  // ms-swift's command line (swift/cli/main.py): `swift sft --model ... --deepspeed zero3`,
+  // its training subcommands only (Apple's `swift build` is another program).
+  if (name == "swift") {
+    static constexpr std::array<std::string_view, 3> kTraining = {"sft", "pt", "rlhf"};
+    const auto subcommand = word_at(i + 1);
+    if (std::find(kTraining.begin(), kTraining.end(), subcommand) != kTraining.end()) return Launcher{"swift", i + 1, false, true};
+  }
   if (!is_python(name)) return std::nullopt;
   std::size_t k = i + 1;
   while (word_at(k).starts_with("-") && word_at(k) != "-m") ++k;  // python -u, -O

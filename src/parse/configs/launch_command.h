@@ -11,7 +11,8 @@
 // Launchers: deepspeed, torchrun, python -m torch.distributed.run (and
 // .launch: launcher "torch.distributed.run"), accelerate launch,
 // llamafactory-cli (subcommand = train, script = its YAML), axolotl and
-// python -m axolotl.cli.train (launcher "axolotl"), and a bare python
+// python -m axolotl.cli.train (launcher "axolotl"), ms-swift's swift sft,
+// pt and rlhf (launcher "swift", its options as args.*), and a bare python
 // running a .py script (launcher "python"). Before the launcher, NAME=value
 // gives env.NAME; srun, mpirun, nohup and prose ("- Command: `...`") are
 // passed over.

@@ -208,3 +208,46 @@ TEST_CASE("plain logs: an OOM kill whose time cannot be compared with a logged d
   const auto placed = facts::extract_facts(document);
   CHECK(value_of<std::int64_t>(placed, "kernel.unplaced_oom_kills") == 0);
 }
+
+TEST_CASE("plain logs: the step a silent death came after, and whether the Trainer saves at it") {
+  auto log = console({event_at("rank-failed", 4, "failed (exitcode: -9) local_rank: 0 (pid: 1760809)", SIGKILL)},
+                     {LogPhase{.phase = "training", .first_line_number = 1, .last_line_number = 2, .lines = 2, .first_line = "{'loss': 1.2}"}}, 4);
+  log.tail = {LogLine{1, "{'loss': 1.2, 'global_step': 500}"}, LogLine{2, " 50%|#####     | 500/1000 [10:00<10:00,  1.2s/it]"},
+              LogLine{3, "Sending process 1760810 closing signal SIGTERM"}, LogLine{4, "failed (exitcode: -9) local_rank: 0"}};
+  auto document = document_with({log});
+  document.hosts[0].configs.push_back(ConfigEvidence{.from = {.collector = "configs", .file = "run.sh"}, .kind = "launch-command",
+                                                     .settings = {{"launcher", "torchrun"}, {"args.save_steps", "250"}}});
+  auto facts = facts::extract_facts(document);
+  CHECK(value_of<std::int64_t>(facts, "phase.steps_before_death") == 500);
+  CHECK(value_of<bool>(facts, "phase.after_save_step") == true);
+  document.hosts[0].configs[0].settings["args.save_steps"] = "300";
+  facts = facts::extract_facts(document);
+  CHECK(value_of<bool>(facts, "phase.after_save_step") == false);
+  // Saving by epoch, a step count says nothing of the save.
+  document.hosts[0].configs[0].settings["args.save_strategy"] = "epoch";
+  document.hosts[0].configs[0].settings["args.save_steps"] = "250";
+  facts = facts::extract_facts(document);
+  CHECK_FALSE(facts.get("phase.after_save_step").value);
+}
+
+TEST_CASE("plain logs: a native crash while importlib loaded an extension names the import, not a crash elsewhere") {
+  auto log = console({event_at("native-crash", 2, "Fatal Python error: Segmentation fault", SIGSEGV)}, {}, 9);
+  log.tail = {LogLine{1, "TensorFlow version 2.0.0 available."},
+              LogLine{2, "Fatal Python error: Segmentation fault"},
+              LogLine{3, ""},
+              LogLine{4, "Current thread 0x00007f1423b1b740 (most recent call first):"},
+              LogLine{5, "  File \"<frozen importlib._bootstrap>\", line 205 in _call_with_frames_removed"},
+              LogLine{6, "  File \"<frozen importlib._bootstrap_external>\", line 922 in create_module"},
+              LogLine{7, "  File \"<frozen importlib._bootstrap>\", line 560 in module_from_spec"},
+              LogLine{8, "  File \"/env/site-packages/torch/__init__.py\", line 81 in <module>"},
+              LogLine{9, "  File \"train.py\", line 3 in <module>"}};
+  auto facts = facts::extract_facts(document_with({log}));
+  CHECK(value_of<std::string>(facts, "log.crash_loading_module") == "/env/site-packages/torch/__init__.py, line 81 (<module>)");
+  // A crash in the job's own code is no loading.
+  log.tail = {LogLine{1, "Fatal Python error: Segmentation fault"}, LogLine{2, ""},
+              LogLine{3, "Current thread 0x00007f1423b1b740 (most recent call first):"},
+              LogLine{4, "  File \"/env/site-packages/torch/nn/functional.py\", line 1200 in linear"},
+              LogLine{5, "  File \"train.py\", line 30 in step"}};
+  facts = facts::extract_facts(document_with({log}));
+  CHECK_FALSE(facts.get("log.crash_loading_module").value);
+}

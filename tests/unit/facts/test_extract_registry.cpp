@@ -255,7 +255,7 @@ TEST_CASE("registry: a rich document gives every fact a value of its registered 
                                           // The configs' setup is ZeRO-3: the ZeRO-2 remedies are not computed.
                                           "estimate.zero3_save_peak_bytes", "estimate.save_fits_ranks_per_node",
                                           // A plain log's count; this phase comes from a run's console.
-                                          "phase.lines_to_death",
+                                          "phase.lines_to_death", "phase.steps_before_death", "phase.after_save_step", "log.crash_loading_module",
                                           // Read on plain logs only: a run's console has its own recognisers.
                                           "log.word", "log.word_line", "log.cut_traceback_repeats", "log.cut_traceback_frame",
                                           // The GPU probe answered; tables (rules/*.json) derive these after extraction.

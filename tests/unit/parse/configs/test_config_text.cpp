@@ -168,6 +168,14 @@ TEST_CASE("launch_command: the other launchers") {
   REQUIRE(s);
   CHECK(s->at("launcher") == "axolotl");
   CHECK_FALSE(read_launch_command("- Dataset: Capybara (2000 training, 200 validation)\n- Batch size: 16/device"));
+  s = read_launch_command("NPROC_PER_NODE=2 \\\nswift sft \\\n    --model_type glm4v-9b-chat \\\n    --save_steps 1 \\\n    --deepspeed zero3-offload");
+  REQUIRE(s);
+  CHECK(s->at("launcher") == "swift");
+  CHECK(s->at("subcommand") == "sft");
+  CHECK(s->at("args.save_steps") == "1");
+  CHECK(s->at("args.deepspeed") == "zero3-offload");
+  CHECK(s->at("env.NPROC_PER_NODE") == "2");
+  CHECK_FALSE(read_launch_command("swift build -c release"));  // Apple's Swift
 }
 
 TEST_CASE("launch_command: a bare \"--\" ends the options, and a run of dashes is no option") {
