@@ -1,7 +1,6 @@
 #include "cli/save_forecast.h"
 
-#include <sys/stat.h>
-
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 
@@ -11,6 +10,7 @@
 #include "base/units.h"
 #include "cli/diagnosis.h"
 #include "collect/configs/command_configs.h"
+#include "collect/host/gpu_devices.h"
 #include "estimate/training_setup.h"
 #include "facts/estimate_facts.h"
 #include "facts/estimate_inputs.h"
@@ -22,14 +22,6 @@ namespace {
 
 constexpr const char* kSaveCause = "host-oom-checkpoint-save";
 
-// A node without NVIDIA's device files has no GPU for the ranks: they train
-// on the CPU, and the memory measured holds the model's states too. (The
-// environment record that says which torch the job has is read after the
-// job, so that its helpers do not share the job's cgroup.)
-bool node_has_nvidia_gpu() {
-  struct stat st {};
-  return ::stat("/dev/nvidiactl", &st) == 0;
-}
 
 // When the first save comes, as the Trainer's arguments say it.
 std::string first_save_of(const facts::FactSet& facts) {
@@ -128,7 +120,14 @@ supervise::MadeForecaster make_forecaster(const std::vector<std::string>& argv, 
   auto model = facts::model_from_evidence(document, facts);
   if (!model) return "the model's size is unknown: " + model.missing().detail;
   auto setup = facts::setup_from_facts(facts, estimate::TrainingSetup{});
-  if (!facts.get("torch.cpu_only").value) setup.train_on_cpu = !node_has_nvidia_gpu();
+  // The environment record that says which torch the job has is read after
+  // the job (its helpers must not share the job's cgroup): the GPUs the job
+  // sees decide now. Without one, the ranks train on the CPU and the memory
+  // measured holds the model's states too; with them, a launcher whose
+  // command does not say its ranks per node starts one per GPU.
+  const auto gpus = collect::visible_nvidia_gpus(collect::SystemRoots{}, std::getenv("CUDA_VISIBLE_DEVICES"));
+  if (!facts.get("torch.cpu_only").value) setup.train_on_cpu = gpus == 0;
+  if (gpus > 0 && !facts.get("config.gpus_per_node").value && !facts.get("gpu.count").value) setup.gpus_per_node = gpus;
   return std::make_unique<ConfigSaveForecaster>(std::move(rules).value(), std::move(facts), std::move(model).value(), setup);
 }
 
