@@ -134,7 +134,9 @@ int preflight(const PreflightArguments& args) {
       host.configs.push_back({.from = {.collector = "preflight", .file = config.file}, .kind = std::move(config.kind),
                               .settings = std::move(config.settings)});
     }
-    for (const auto& why : named.unread) std::fprintf(stderr, "ftdiag preflight: the command names a file not read: %s\n", why.c_str());
+    for (const auto& why : named.unread) {
+      std::fprintf(stderr, "ftdiag preflight: the command names a file not read: %s\n", printable(why, args.redaction).c_str());
+    }
   }
   if (!args.model.empty()) {
     const auto model_config = fs::path(args.model) / "config.json";

@@ -273,12 +273,19 @@ void read_heads(ConfigReader& config, Dimensions& d, std::string_view heads_key,
   }
 }
 
-std::optional<Dimensions> llama_dimensions(ConfigReader& config, const LlamaTraits& traits) {
+// What every transformer config of the Hugging Face naming states: width,
+// layers, the MLP's width, vocabulary and heads.
+Dimensions common_dimensions(ConfigReader& config) {
   Dimensions d;
   d.hidden = config.required("hidden_size");
   d.layers = config.required("num_hidden_layers", kMaxLayers);
   d.intermediate = config.required("intermediate_size");
   d.vocab = config.required("vocab_size", kMaxVocabulary);
+  return d;
+}
+
+std::optional<Dimensions> llama_dimensions(ConfigReader& config, const LlamaTraits& traits) {
+  Dimensions d = common_dimensions(config);
   d.kv_heads = config.optional("num_key_value_heads").value_or(0);
   read_heads(config, d, "num_attention_heads", "head_dim");
   if (traits.mixture == Mixture::mixtral) {
@@ -378,11 +385,7 @@ Fact<ModelShape> llama_like_shape(ConfigReader& config, const Architecture& arch
 // dense_h_to_4h and dense_4h_to_h (biased, not gated); final_layer_norm;
 // embed_out unless tied.
 Fact<ModelShape> gpt_neox_shape(ConfigReader& config) {
-  Dimensions d;
-  d.hidden = config.required("hidden_size");
-  d.layers = config.required("num_hidden_layers", kMaxLayers);
-  d.intermediate = config.required("intermediate_size");
-  d.vocab = config.required("vocab_size", kMaxVocabulary);
+  Dimensions d = common_dimensions(config);
   read_heads(config, d, "num_attention_heads", "head_dim");
   d.tied = config.flag("tie_word_embeddings", false);
   const bool attention_bias = config.flag("attention_bias", true);
@@ -491,11 +494,7 @@ Fact<ModelShape> t5_shape(ConfigReader& config) {
 // on top (masked LM, classification) is not counted: the masked LM's
 // decoder is tied to the word embeddings.
 Fact<ModelShape> bert_shape(ConfigReader& config) {
-  Dimensions d;
-  d.hidden = config.required("hidden_size");
-  d.layers = config.required("num_hidden_layers", kMaxLayers);
-  d.intermediate = config.required("intermediate_size");
-  d.vocab = config.required("vocab_size", kMaxVocabulary);
+  Dimensions d = common_dimensions(config);
   read_heads(config, d, "num_attention_heads", "head_dim");
   const std::uint64_t positions = config.optional("max_position_embeddings", kMaxVocabulary).value_or(512);
   const std::uint64_t token_types = config.optional("type_vocab_size", kMaxVocabulary).value_or(2);
