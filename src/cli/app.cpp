@@ -24,20 +24,26 @@ namespace {
 // For `ftdiag run|preflight [options] -- CMD...`: removes "--" and what
 // follows from argv and returns it. Empty when the command has no "--" (for
 // `run`, the first word that is not an option then starts the job's command).
-std::vector<std::string> take_command_after_dashes(int& argc, char** argv) {
+// The command's own options say which take a value as the next word, so an
+// option's value is never mistaken for the job's command.
+std::vector<std::string> take_command_after_dashes(int& argc, char** argv, const CLI::App& app) {
   if (argc < 2 || (std::string_view(argv[1]) != "run" && std::string_view(argv[1]) != "preflight")) return {};
-  // Their options that take a value as the next word.
-  constexpr std::string_view kWithValue[] = {"--job-dir", "--interval", "--rules",    "--python",      "--deepspeed",
-                                             "--model",   "--format",   "--gpu-timeout", "--save-environment"};
+  const CLI::App* command = nullptr;
+  for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (sub->get_name() == argv[1]) command = sub;
+  }
+  if (!command) return {};
   for (int i = 2; i < argc; ++i) {
     const std::string_view word(argv[i]);
     if (word == "--") {
-      std::vector<std::string> command(argv + i + 1, argv + argc);
+      std::vector<std::string> job(argv + i + 1, argv + argc);
       argc = i;
-      return command;
+      return job;
     }
     if (word.empty() || word[0] != '-') return {};  // the job's command started before any "--"
-    if (std::find(std::begin(kWithValue), std::end(kWithValue), word) != std::end(kWithValue)) ++i;
+    if (word.find('=') != std::string_view::npos) continue;  // --option=value
+    const CLI::Option* option = command->get_option_no_throw(std::string(word));
+    if (option && option->get_items_expected_min() > 0) ++i;
   }
   return {};
 }
@@ -83,7 +89,9 @@ std::optional<std::string> option_suggestion(const CLI::App& app, int argc, char
 }  // namespace
 
 int run_app(int argc, char** argv) {
-  std::vector<std::string> job_command = take_command_after_dashes(argc, argv);
+  // The job's command, after "--": taken out of argv once the commands and
+  // their options are declared, before parsing.
+  auto job_command = std::make_shared<std::vector<std::string>>();
   CLI::App app{"ftdiag: why did my fine-tuning job die?", "ftdiag"};
   // Before the commands are added: each takes the app's formatter.
   app.formatter(std::make_shared<HelpFormatter>());
@@ -94,14 +102,14 @@ int run_app(int argc, char** argv) {
              "ftdiag COMMAND --help says more; docs/cli.md has every option.");
   app.set_version_flag("--version", std::string("ftdiag ") + FTDIAG_VERSION);
   app.require_subcommand(1);
-  const bool for_preflight = argc > 1 && std::string_view(argv[1]) == "preflight";
-  Action run_action = add_run_command(app, for_preflight ? std::vector<std::string>{} : job_command);
-  Action preflight_action = add_preflight_command(app, for_preflight ? std::move(job_command) : std::vector<std::string>{});
+  Action run_action = add_run_command(app, job_command);
+  Action preflight_action = add_preflight_command(app, job_command);
   Action analyze_action = add_analyze_command(app);
   Action judge_action = add_judge_command(app);
   Action rules_action = add_rules_command(app);
   Action explain_action = add_explain_command(app);
   Action estimate_action = add_estimate_command(app);
+  *job_command = take_command_after_dashes(argc, argv, app);
   if (const auto unknown = unknown_command_message(app, argc, argv)) {
     std::fprintf(stderr, "%s\n", unknown->c_str());
     return kExitUsage;

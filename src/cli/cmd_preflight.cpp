@@ -180,9 +180,8 @@ int preflight(const PreflightArguments& args) {
 
 }  // namespace
 
-Action add_preflight_command(CLI::App& app, std::vector<std::string> command_after_dashes) {
+Action add_preflight_command(CLI::App& app, JobCommand command_after_dashes) {
   auto args = std::make_shared<PreflightArguments>();
-  args->command = std::move(command_after_dashes);
   CLI::App* cmd = app.add_subcommand(
       "preflight", "Check the environment before training: CUDA driver vs torch's build, extensions, /dev/shm, limits");
   set_usage(*cmd, "[OPTIONS] [-- COMMAND [ARGS...]]");
@@ -205,7 +204,10 @@ Action add_preflight_command(CLI::App& app, std::vector<std::string> command_aft
   add_no_redact_flag(*cmd, args->redaction);
   cmd->add_option("--save-environment", args->save_environment,
                   "Also write the environment read to FILE (the form of a run folder's environment.json)");
-  return [args] { return preflight(*args); };
+  return [args, command = std::move(command_after_dashes)] {
+    args->command = *command;
+    return preflight(*args);
+  };
 }
 
 }  // namespace ftdiag::cli

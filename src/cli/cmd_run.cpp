@@ -74,7 +74,7 @@ void print_summary_and_verdict(const RunArguments& args, const supervise::Superv
   evidence::EvidenceDocument document;
   document.generator = "ftdiag " FTDIAG_VERSION;
   document.sources.push_back(job.run_dir.string());
-  auto& run = evidence::host_named(document, job.run.started.host).runs.emplace_back(job.run);
+  auto& run = evidence::host_named(document, evidence::node_of(job.run.started)).runs.emplace_back(job.run);
   // The probes' files are not journal records: read them as analyze does,
   // and name their frames before the summary shows them.
   run.crashes = journal::read_crash_files(job.run_dir);
@@ -135,7 +135,7 @@ int run_supervised(RunArguments& args) {
 
 }  // namespace
 
-Action add_run_command(CLI::App& app, std::vector<std::string> command_after_dashes) {
+Action add_run_command(CLI::App& app, JobCommand command_after_dashes) {
   auto args = std::make_shared<RunArguments>();
   CLI::App* run = app.add_subcommand("run", "Run a training job under supervision and record its life and death");
   run->add_option("--job-dir", args->options.job_dir,
@@ -143,6 +143,11 @@ Action add_run_command(CLI::App& app, std::vector<std::string> command_after_das
   run->add_option("--interval", args->options.sample_interval_s, "Seconds between memory samples")
       ->default_val(0.5)
       ->check(finite_in_range(0.01, 3600));
+  run->add_option("--heartbeat", args->options.heartbeat_interval_s,
+                  "Seconds between heartbeats: records synced to disk that tell a node that vanished from one whose "
+                  "job ended")
+      ->default_val(5)
+      ->check(finite_in_range(0.1, 3600));
   run->add_flag("--quiet,-q", args->quiet, "No summary or verdict on stderr when the job ends");
   add_text_options(*run, args->text);
   run->add_flag("--no-netlink", args->options.disable_netlink,
@@ -168,7 +173,8 @@ Action add_run_command(CLI::App& app, std::vector<std::string> command_after_das
               "  ftdiag run --job-dir /shared/job-42 -- torchrun --nproc-per-node 8 train.py\n"
               "The job's output passes through unchanged; when it ends, a summary and the verdict are printed on stderr,\n"
               "and the job's exit status is ftdiag's. Later: ftdiag analyze JOB_DIR.");
-  return [args, run, command = std::move(command_after_dashes)] {
+  return [args, run, job_command = std::move(command_after_dashes)] {
+    const auto& command = *job_command;
     const auto extras = run->remaining();
     // Before the command, a word starting with "-" is an option of ours we do not know.
     if (!extras.empty() && (!command.empty() || extras.front().rfind('-', 0) == 0)) {

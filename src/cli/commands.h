@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 
 #include <CLI/CLI.hpp>
 
@@ -11,11 +12,12 @@ namespace ftdiag::cli {
 using Action = std::function<int()>;
 
 // `command_after_dashes`: the words after `ftdiag run ... --`, taken out of
-// argv before parsing, so the job's own options ("--job-dir" included) are
-// never read as ftdiag's.
-Action add_run_command(CLI::App& app, std::vector<std::string> command_after_dashes);
+// argv before parsing (once the commands' options are declared), so the job's
+// own options ("--job-dir" included) are never read as ftdiag's.
+using JobCommand = std::shared_ptr<const std::vector<std::string>>;
+Action add_run_command(CLI::App& app, JobCommand command_after_dashes);
 Action add_analyze_command(CLI::App& app);
-Action add_preflight_command(CLI::App& app, std::vector<std::string> command_after_dashes);
+Action add_preflight_command(CLI::App& app, JobCommand command_after_dashes);
 Action add_judge_command(CLI::App& app);
 Action add_rules_command(CLI::App& app);
 Action add_explain_command(CLI::App& app);

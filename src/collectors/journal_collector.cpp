@@ -31,7 +31,7 @@ evidence::CollectorReport JournalCollector::collect(const Inventory& inventory, 
       evidence::host_named(document, "").runs.push_back(std::move(unreadable));
       continue;
     }
-    const std::string host = run->started.host;
+    const std::string host = evidence::node_of(run->started);
     auto& host_evidence = evidence::host_named(document, host);
     host_evidence.runs.push_back(std::move(run).value());
     // The environment the run read as the job started (environment.json).

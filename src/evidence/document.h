@@ -44,7 +44,7 @@ namespace ftdiag::evidence {
 //      (redaction).
 //   10 a log event says what its kind means (means: failure, teardown,
 //      detail, pressure, status), as rules/log-events.json declares it.
-inline constexpr int kSchemaVersion = 12;
+inline constexpr int kSchemaVersion = 13;
 
 // One process of the job tree, kept whole: the job itself, every process
 // that died by a signal or failed, every one still running at the end, and
@@ -293,6 +293,12 @@ struct RunEvidence {
   // first kMaxGpuSamples and the last ones past them (see run_builder.h).
   std::vector<model::GpuMemorySample> gpu_samples;
   std::vector<SaveForecast> save_forecasts;  // ftdiag run's forecasts of the checkpoint save
+  // Signs of life: the heartbeats journaled (each synced) and the time of the
+  // last one, and the time of the last record of any kind. A run with no end
+  // record fell silent at its last one.
+  std::uint64_t heartbeats = 0;
+  std::optional<double> last_heartbeat;
+  std::optional<double> last_record_time;
 
   bool operator==(const RunEvidence&) const = default;
 };

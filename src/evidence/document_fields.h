@@ -101,6 +101,9 @@ struct Fields<RunEvidence> {
       field("last_gasps", &T::last_gasps),
       field("python_stacks", &T::python_stacks),
       field("save_forecasts", &T::save_forecasts),
+      field("heartbeats", &T::heartbeats),
+      field("last_heartbeat", &T::last_heartbeat),
+      field("last_record_time", &T::last_record_time),
       field("gpu_samples", &T::gpu_samples),
       field("signals", &T::signals),
       field("received_signals", &T::received_signals)};

@@ -69,7 +69,10 @@ struct Fields<RunStarted> {
       field("boot_time", &T::boot_time),
       field("oom_daemons", &T::oom_daemons),
       field("scheduler_job", &T::scheduler_job),
-      field("redaction", &T::redaction)};
+      field("redaction", &T::redaction),
+      field("node", &T::node),
+      field("placement", &T::placement),
+      field("heartbeat_interval_s", &T::heartbeat_interval_s)};
 };
 
 template <>
@@ -179,6 +182,12 @@ struct Fields<SaveForecast> {
       field("first_save", &T::first_save),       field("fits", &T::fits, required), field("warning", &T::warning)};
 };
 
+template <>
+struct Fields<Heartbeat> {
+  using T = Heartbeat;
+  static constexpr auto list = std::tuple{field("time", &T::time, required), field("sequence", &T::sequence)};
+};
+
 // The "type" each record carries on its journal line.
 template <class Record>
 constexpr std::string_view record_type();
@@ -196,5 +205,6 @@ template <> constexpr std::string_view record_type<LastGasp>() { return "gasp"; 
 template <> constexpr std::string_view record_type<PythonStacksTaken>() { return "stacks"; }
 template <> constexpr std::string_view record_type<model::GpuMemorySample>() { return "gpu"; }
 template <> constexpr std::string_view record_type<SaveForecast>() { return "forecast"; }
+template <> constexpr std::string_view record_type<Heartbeat>() { return "heartbeat"; }
 
 }  // namespace ftdiag::evidence

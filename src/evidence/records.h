@@ -35,8 +35,10 @@ using model::Bytes;
 // 7: cgroup readings name a process outside the job that shares the cgroup
 // (shared_with). 8: the run record says whether the journal's values passed
 // the redaction step (redaction). 9: ftdiag's forecast of the checkpoint
-// save, made while the job trained (forecast).
-inline constexpr int kJournalFormat = 9;
+// save, made while the job trained (forecast). 10: the run record names the
+// node in its scheduler (node) and the job's placement variables (placement);
+// heartbeats, synced, every heartbeat_interval_s (heartbeat).
+inline constexpr int kJournalFormat = 10;
 
 // First line of every journal: who ran what, where, and how it was watched.
 struct RunStarted {
@@ -66,8 +68,36 @@ struct RunStarted {
   // "off": `ftdiag run --no-redact` wrote them as the job had them; empty
   // before journal format 8.
   std::string redaction;
+  // The node's name as its scheduler knows it (SLURMD_NODENAME), where it
+  // differs from the host name (several slurmd on one machine) or the host
+  // name is not what the scheduler reports; empty outside a scheduler.
+  std::string node;
+  // The variables that place this run in a distributed job (SLURM_JOB_ID,
+  // SLURM_NODEID, SLURM_PROCID, RANK, LOCAL_RANK, GROUP_RANK, WORLD_SIZE,
+  // ...: supervise/job_identity.h), as ftdiag found them.
+  std::map<std::string, std::string> placement;
+  // How often a heartbeat record is journaled and synced (absent before
+  // journal format 10: the samples were the only sign of life).
+  std::optional<double> heartbeat_interval_s;
 
   bool operator==(const RunStarted&) const = default;
+};
+
+// The run's node where its records group it: the scheduler's node name, else
+// the host name.
+inline const std::string& node_of(const RunStarted& started) {
+  return started.node.empty() ? started.host : started.node;
+}
+
+// ftdiag is alive and its journal reached the disk up to here: written every
+// heartbeat_interval_s and synced, so a node that vanished (power, a kernel
+// panic, the network) is told from one whose ftdiag exited: its last
+// heartbeat is its last sign of life.
+struct Heartbeat {
+  double time = 0;
+  std::uint64_t sequence = 0;  // 1, 2, ...: a gap says records were lost
+
+  bool operator==(const Heartbeat&) const = default;
 };
 
 // A process of the job tree was seen for the first time (or exec'd anew).
@@ -245,6 +275,7 @@ struct RunEnded {
 
 using JournalRecord = std::variant<RunStarted, ProcessSeen, ProcessDied, MemorySample,
                                    SupervisorNote, RunEnded, KernelLogged, SignalSent, SignalReceived,
-                                   ProbeMarker, LastGasp, PythonStacksTaken, model::GpuMemorySample, SaveForecast>;
+                                   ProbeMarker, LastGasp, PythonStacksTaken, model::GpuMemorySample, SaveForecast,
+                                   Heartbeat>;
 
 }  // namespace ftdiag::evidence

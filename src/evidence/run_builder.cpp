@@ -20,7 +20,12 @@ void raise_to(Fact<Bytes>& watermark, Bytes value) {
 }  // namespace
 
 void RunBuilder::add(const JournalRecord& record) {
-  std::visit([this](const auto& r) { on(r); }, record);
+  std::visit([this](const auto& r) {
+    on(r);
+    // Records are appended in time order, but a clock stepped back must not
+    // make the last sign of life an earlier one.
+    if (!run_.last_record_time || r.time > *run_.last_record_time) run_.last_record_time = r.time;
+  }, record);
 }
 
 void RunBuilder::add_problem(std::string problem) {

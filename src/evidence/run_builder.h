@@ -74,6 +74,10 @@ class RunBuilder {
   void on(const SaveForecast& f) {
     if (run_.save_forecasts.size() < kMaxSaveForecasts) run_.save_forecasts.push_back(f);
   }
+  void on(const Heartbeat& h) {
+    ++run_.heartbeats;
+    run_.last_heartbeat = h.time;
+  }
   void finish_kernel_log();
   ProcessEvidence* find_process(int pid);
   ProcessEvidence& live_process(int pid, double time);

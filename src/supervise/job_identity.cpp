@@ -13,6 +13,11 @@
 
 namespace ftdiag::supervise {
 
+namespace {
+// A name or a number; a longer value is not one of these variables' own.
+constexpr std::size_t kMaxPlacementValue = 128;
+}  // namespace
+
 std::optional<int> rank_from_environment() {
   for (const char* variable : {"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK"}) {
     const char* value = std::getenv(variable);
@@ -38,6 +43,27 @@ std::string scheduler_job_from_environment() {
   if (auto job = get("LSB_JOBID"); !job.empty()) return "lsf " + job;
   if (!get("KUBERNETES_SERVICE_HOST").empty() && !get("HOSTNAME").empty()) return "kubernetes " + get("HOSTNAME");
   return {};
+}
+
+std::string node_name_from_environment() {
+  const char* value = std::getenv("SLURMD_NODENAME");
+  return value ? std::string(value).substr(0, kMaxPlacementValue) : std::string();
+}
+
+std::map<std::string, std::string> placement_from_environment() {
+  static constexpr const char* kNames[] = {
+      "SLURM_JOB_ID", "SLURM_STEP_ID", "SLURM_NODEID", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NNODES",
+      "SLURM_NTASKS", "SLURMD_NODENAME", "RANK", "LOCAL_RANK", "GROUP_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE",
+      "NODE_RANK", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RUN_ID", "TORCHELASTIC_RESTART_COUNT",
+      "OMPI_COMM_WORLD_RANK", "PMI_RANK"};
+  std::map<std::string, std::string> placement;
+  for (const char* name : kNames) {
+    if (const char* value = std::getenv(name); value && *value) placement[name] = std::string(value).substr(0, kMaxPlacementValue);
+  }
+  if (const char* pod = std::getenv("HOSTNAME"); pod && *pod && std::getenv("KUBERNETES_SERVICE_HOST")) {
+    placement["HOSTNAME"] = std::string(pod).substr(0, kMaxPlacementValue);
+  }
+  return placement;
 }
 
 std::string current_directory() {

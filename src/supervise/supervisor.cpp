@@ -68,6 +68,9 @@ std::variant<SupervisedJob, SupervisorFailure> Supervision::run() {
   started_.oom_daemons = collect::running_oom_daemons(options_.roots);
   started_.scheduler_job = scheduler_job_from_environment();
   started_.redaction = options_.redact ? "on" : "off";
+  started_.node = node_name_from_environment();
+  started_.placement = placement_from_environment();
+  started_.heartbeat_interval_s = options_.heartbeat_interval_s;
 
   if (!failure) failure = start_job();
   if (failure) {
@@ -105,10 +108,13 @@ std::variant<SupervisedJob, SupervisorFailure> Supervision::run() {
 }
 
 std::variant<SupervisedJob, SupervisorFailure> supervise(const SupervisorOptions& options) {
-  const std::string host = host_name();
+  // The node's name as its scheduler knows it names the run's folder, so
+  // each node of a job writes only its own folders in a shared job directory.
+  std::string node = node_name_from_environment();
+  if (node.empty()) node = host_name();
   const auto rank = rank_from_environment();
-  const auto job_dir = options.job_dir.empty() ? journal::default_job_directory(host, ::getpid()) : options.job_dir;
-  auto dir = journal::RunDirectory::create(job_dir, journal::run_folder_name(host, rank, ::getpid()));
+  const auto job_dir = options.job_dir.empty() ? journal::default_job_directory(node, ::getpid()) : options.job_dir;
+  auto dir = journal::RunDirectory::create(job_dir, journal::run_folder_name(node, rank, ::getpid()));
   if (!dir) return SupervisorFailure{kExitCannotSupervise, "ftdiag: cannot create the job directory: " + dir.missing().detail, {}};
   auto journal = dir->create_file(evidence::kJournalFileName);
   auto console = dir->create_file(evidence::kConsoleFileName);

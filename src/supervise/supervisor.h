@@ -22,6 +22,9 @@ struct SupervisorOptions {
   std::vector<std::string> argv;
   std::filesystem::path job_dir;  // empty: a new folder under ./ftdiag-runs/
   double sample_interval_s = 0.5;
+  // A heartbeat record, synced, this often (sources/heartbeat.h): a node
+  // that vanished shows as a journal that stops without an end.
+  double heartbeat_interval_s = 5;
   collect::SystemRoots roots;
   // Test and benchmark switch: pretend the process connector is unavailable,
   // so the /proc scanning fallback is exercised on machines that have it.
