@@ -8,6 +8,7 @@ FactSet extract_facts(const evidence::EvidenceDocument& document) {
   FactSet facts;
   const auto incident = find_incident(document);
   extract_job_facts(document, incident, facts);
+  extract_node_facts(document, incident, facts);
   extract_memory_facts(document, incident, facts);
   extract_phase_facts(document, incident, facts);
   extract_kernel_facts(document, incident, facts);

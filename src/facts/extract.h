@@ -16,6 +16,7 @@ FactSet extract_facts(const evidence::EvidenceDocument& document);
 
 // The parts, one file each; they share the incident.
 void extract_job_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
+void extract_node_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 void extract_memory_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 void extract_kernel_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);
 void extract_signal_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>& incident, FactSet& facts);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "facts/extract.h"
+#include "facts/node_clocks.h"
 #include "facts/process_roles.h"
 
 namespace ftdiag::facts {
@@ -112,7 +113,12 @@ void count_deaths(const evidence::EvidenceDocument& document, const std::optiona
   std::int64_t by_signal = 0, by_sigkill = 0, after = 0, oom_after = 0, forwarded = 0;
   std::optional<int> first_forwarded;
   double last_after = 0;
-  const std::optional<double> incident_time = incident ? incident->time : std::nullopt;
+  // Times on the common clock of the job's nodes (node_clocks.h).
+  const auto clocks = NodeClocks::estimate(document);
+  std::optional<double> incident_time;
+  if (incident && incident->time) {
+    incident_time = incident->run ? clocks.common(document, *incident->run, *incident->time) : *incident->time;
+  }
   evidence::for_each_run(document, [&](const evidence::RunRef& ref, const evidence::RunEvidence& run) {
     // SIGKILLs the run's cgroup counted as OOM kills are not a teardown: the
     // incident is one of them when it is a SIGKILL in this run; the next ones
@@ -134,7 +140,8 @@ void count_deaths(const evidence::EvidenceDocument& document, const std::optiona
       const int sig = *p.death->status->signal;
       ++by_signal;
       by_sigkill += sig == SIGKILL;
-      if (incident_time && p.death->time > *incident_time && is_teardown_signal(sig)) after_incident.emplace_back(p.death->time, sig);
+      const double when = clocks.common(document, ref, p.death->time);
+      if (incident_time && when > *incident_time && is_teardown_signal(sig)) after_incident.emplace_back(when, sig);
     }
     std::sort(after_incident.begin(), after_incident.end());
     for (const auto& [time, sig] : after_incident) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "facts/kernel_match.h"
+#include "facts/node_clocks.h"
 #include "facts/process_roles.h"
 
 namespace ftdiag::facts {
@@ -47,21 +48,35 @@ bool every_job_succeeded(const EvidenceDocument& document) {
 // often than a cause.
 bool is_stop_signal(int sig) { return sig == SIGTERM || sig == SIGINT || sig == SIGHUP; }
 
+// Deaths in the runs of different nodes (or of ranks each under its own
+// ftdiag) this close on the common clock cannot be ordered by their times
+// alone: of those, a death by a fault or SIGKILL is taken as earlier than one
+// by a stop signal (a launcher's or Slurm's teardown of the others).
+constexpr double kAcrossRunsTolerance = 2.0;
+
 std::optional<Incident> earliest_journal_death(const EvidenceDocument& document) {
+  const auto clocks = NodeClocks::estimate(document);
   std::optional<Incident> best;
+  double best_common = 0;  // best's time on the common clock of the job's nodes
   evidence::for_each_run(document, [&](const RunRef& ref, const evidence::RunEvidence& run) {
     if (job_succeeded(run)) return;
     for (std::size_t p = 0; p < run.processes.size(); ++p) {
       const auto& death = run.processes[p].death;
       if (!death || !death->status || !death->status->signal) continue;
+      const double common = clocks.common(document, ref, death->time);
+      const int sig = *death->status->signal;
+      const bool best_stops = best && is_stop_signal(best->status.signal.value_or(0));
+      const bool other_run = best && (best->run->host != ref.host || best->run->run != ref.run);
       // Deaths seen in one batch (one netlink read) share a time, which then
       // cannot order them: of those, a stop signal is the teardown of the
-      // other death, not its cause.
-      const bool tie_won = best && *best->time == death->time && is_stop_signal(best->status.signal.value_or(0)) &&
-                           !is_stop_signal(*death->status->signal);
-      if (best && *best->time <= death->time && !tie_won) continue;
+      // other death, not its cause. Across runs, so are deaths a moment apart.
+      const double tolerance = other_run ? kAcrossRunsTolerance : 0.0;
+      const bool tie_won = best_stops && !is_stop_signal(sig) && std::fabs(common - best_common) <= tolerance;
+      const bool tie_lost = best && !best_stops && is_stop_signal(sig) && other_run && best_common - common <= tolerance;
+      if (tie_lost || (best && best_common <= common && !tie_won)) continue;
       best = Incident{IncidentSource::journal, ref, p, fmt::format("{}/processes/{}/death", ref.pointer(), p),
                       death->time, death->status.value()};
+      best_common = common;
     }
   });
   return best;

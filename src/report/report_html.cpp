@@ -4,6 +4,7 @@
 
 #include "facts/incident.h"
 #include "report/memory_chart_svg.h"
+#include "report/ranks_table.h"
 #include "report/report_tables.h"
 #include "report/verdict_text.h"
 #include "rules/causes.h"
@@ -78,7 +79,7 @@ std::string run_sections(const ReportInput& in) {
     }
   }
   const auto& run = evidence::run_at(in.document, place->ref);
-  std::string out;
+  std::string out = render_ranks_html(ranks_table(in.document, incident));
   if (auto svg = memory_chart_svg(run, in.facts); !svg.empty()) {
     out += "<h2>Memory</h2>\n<p>The job's memory cgroup usage and its processes' RSS, against the limit that kills; the phases its console named; "
            "each death that was not a clean exit.</p>\n" + svg;

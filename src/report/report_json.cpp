@@ -1,6 +1,8 @@
 #include "report/report_json.h"
 
 #include "evidence/document_json.h"
+#include "facts/incident.h"
+#include "report/ranks_table.h"
 
 namespace ftdiag::report {
 
@@ -74,10 +76,12 @@ json checks_to_json(const std::vector<rules::Finding>& checks) {
 json report_to_json(const evidence::EvidenceDocument& document, const rules::Judgement& judgement) {
   json findings = json::array();
   for (const auto& f : judgement.findings) findings.push_back(finding_to_json(f));
+  auto ranks = ranks_table(document, facts::find_incident(document));
   return {{"schema_version", kReportSchemaVersion},
           {"verdict", verdict_to_json(judgement.verdict)},
           {"findings", std::move(findings)},
           {"checks", checks_to_json(judgement.checks)},
+          {"ranks", ranks.rows.empty() ? nlohmann::json(nullptr) : std::move(ranks.json)},
           {"evidence", evidence::document_to_json(document)}};
 }
 

@@ -12,7 +12,7 @@ namespace ftdiag::report {
 // Bumped on any incompatible change of the report's JSON form.
 // 2: verdict.notes, findings[].refined_by; 3: checks[] (findings with a
 // severity about a risk), findings[].title.
-inline constexpr int kReportSchemaVersion = 5;
+inline constexpr int kReportSchemaVersion = 6;
 
 nlohmann::json report_to_json(const evidence::EvidenceDocument& document, const rules::Judgement& judgement);
 

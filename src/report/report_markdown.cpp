@@ -1,4 +1,5 @@
 #include "report/report_markdown.h"
+#include "report/ranks_table.h"
 
 #include <algorithm>
 
@@ -180,6 +181,7 @@ std::string render_markdown(const ReportInput& in) {
   if (place && incident && incident->run && incident->run->host == place->ref.host && incident->run->run == place->ref.run) {
     incident_process = incident->process;
   }
+  out += render_ranks_markdown(ranks_table(in.document, incident));
   if (place) append_timeline(out, evidence::run_at(in.document, place->ref), incident_process);
   append_environment(out, in.facts);
   if (place) append_processes(out, evidence::run_at(in.document, place->ref));

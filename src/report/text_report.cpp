@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "facts/incident.h"
+#include "report/ranks_table.h"
 #include "report/run_summary.h"
 #include "report/verdict_text.h"
 
@@ -47,6 +48,9 @@ std::string render_text_report(const TextReportInput& input, const TextStyle& st
                "\n";
       }
     }
+  }
+  if (input.runs.size() > 1) {
+    if (auto ranks = render_ranks_text(ranks_table(input.document, incident), style); !ranks.empty()) out += ranks;
   }
   for (const auto& line : input.problems) out += wrap(line, style.width, "  ", "    ");
   if (style.verbose) {

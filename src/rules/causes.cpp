@@ -24,6 +24,7 @@ constexpr std::array kCauses = std::to_array<CauseSpec>({
     {"nccl-failure", "a collective failed or timed out (often a consequence of another rank's death)", false, "A collective operation (NCCL) failed or timed out"},
     {"framework-bug-segfault", "a crash inside framework or extension code with a sound environment", false, "The job crashed inside framework or extension code"},
     {"stack-overflow", "the fault address sits in a thread's stack guard", false, "A thread overflowed its stack"},
+    {"node-lost", "a node of the job vanished (power, a kernel panic, the network, every process on it killed at once): its records stop with no end, and the other ranks' deaths followed", false, "A node of the job vanished"},
     {"unknown", "the evidence does not decide; the report says what would decide it and how to get it", false, "ftdiag cannot tell yet why the job died"},
 });
 

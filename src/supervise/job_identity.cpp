@@ -53,7 +53,7 @@ std::string node_name_from_environment() {
 std::map<std::string, std::string> placement_from_environment() {
   static constexpr const char* kNames[] = {
       "SLURM_JOB_ID", "SLURM_STEP_ID", "SLURM_NODEID", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NNODES",
-      "SLURM_NTASKS", "SLURMD_NODENAME", "RANK", "LOCAL_RANK", "GROUP_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE",
+      "SLURM_NTASKS", "SLURM_JOB_NODELIST", "SLURMD_NODENAME", "RANK", "LOCAL_RANK", "GROUP_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE",
       "NODE_RANK", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RUN_ID", "TORCHELASTIC_RESTART_COUNT",
       "OMPI_COMM_WORLD_RANK", "PMI_RANK"};
   std::map<std::string, std::string> placement;

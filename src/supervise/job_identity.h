@@ -30,7 +30,7 @@ std::string node_name_from_environment();
 
 // The variables that place this process in a distributed job, as set:
 // Slurm's (SLURM_JOB_ID, SLURM_STEP_ID, SLURM_NODEID, SLURM_PROCID,
-// SLURM_LOCALID, SLURM_NNODES, SLURM_NTASKS), torchrun's and accelerate's
+// SLURM_LOCALID, SLURM_NNODES, SLURM_NTASKS, SLURM_JOB_NODELIST), torchrun's and accelerate's
 // (RANK, LOCAL_RANK, GROUP_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, NODE_RANK,
 // MASTER_ADDR, MASTER_PORT, TORCHELASTIC_RUN_ID, TORCHELASTIC_RESTART_COUNT),
 // MPI's (OMPI_COMM_WORLD_RANK, PMI_RANK) and a pod's (HOSTNAME under
