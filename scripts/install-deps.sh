@@ -18,7 +18,9 @@ if [ "${1:-}" = "--tests" ]; then
   # Renders the HTML report in a test: a screenshot that is not blank; and a
   # YAML parser for the Kubernetes recipe's syntax check.
   # debootstrap: a fresh Debian root to install the .deb into (scripts/test-deb.sh).
-  packages+=(chromium python3-yaml debootstrap)
+  # A real Slurm for the multi-node tests (tests/slurm/cluster.sh starts its own
+  # slurmctld and slurmd nodes under a temporary folder; nothing in /etc is used).
+  packages+=(chromium python3-yaml debootstrap slurmctld slurmd slurm-client munge)
 fi
 
 missing=()

@@ -140,7 +140,7 @@ bool contains(const std::vector<int>& values, int value) {
 
 // A shell script whose process is called NAME (the kernel names a script's
 // process after its file), so the sender of its signal is recognisable.
-fs::path sender_script(const TempDir& tmp, const std::string& name, const std::string& body) {
+fs::path scenario_sender_script(const TempDir& tmp, const std::string& name, const std::string& body) {
   const auto path = tmp / name;
   write_text(path, "#!/bin/sh\n" + body + "\n");
   ::chmod(path.c_str(), 0755);
@@ -259,7 +259,7 @@ TEST_CASE("real torch scenarios: a rank SIGKILLed by a scheduler script is exter
   const int rank1 = pid_after(*line, "rank 1 pid ");
   REQUIRE(rank1 > 0);
   REQUIRE_MESSAGE(ftdiag.wait_for_output("{'loss': ", 60), ftdiag.err());  // training, not starting up
-  const auto script = sender_script(tmp, "scheduler", "kill -KILL " + std::to_string(rank1));
+  const auto script = scenario_sender_script(tmp, "scheduler", "kill -KILL " + std::to_string(rank1));
   auto sent = run(Launch{{script.string()}}, 10);
   REQUIRE_MESSAGE(sent.exited_with(0), sent.describe());
   const auto status = ftdiag.finish(60);
