@@ -166,6 +166,13 @@ JobTimeline job_timeline(const EvidenceDocument& document, const std::optional<I
     row.rank = run.started.rank;
     recorded_nodes.insert(row.node);
     const RunEnd end = end_of(run);
+    // One ftdiag per node (around torchrun): the rank is the dying process's own.
+    if (end.killed) {
+      if (auto it = end.killed->environment.find("RANK"); it != end.killed->environment.end()) {
+        int rank = 0;
+        if (std::from_chars(it->second.data(), it->second.data() + it->second.size(), rank).ec == std::errc()) row.rank = rank;
+      }
+    }
     row.end = end.what;
     if (end.killed) row.sender = sender_of(run, *end.killed);
     if (run.memory.job_rss_peak) row.peak_rss = run.memory.job_rss_peak.value();

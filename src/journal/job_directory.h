@@ -2,7 +2,8 @@
 // finds it.
 //
 //   JOB_DIR/                 0700, shared by every rank and node of one job
-//     <host>-rank<R>/        0700, one per `ftdiag run` (or <host>-pid<P>)
+//     <node>-rank<R>/        0700, one per `ftdiag run` (or <node>-pid<P>; the node is
+//                            Slurm's name for it, else the host name)
 //       journal.jsonl        0600, append-only records (records.h)
 //       console.log          0600, the job's output, one timestamped line each
 //
@@ -51,7 +52,7 @@ class RunDirectory {
   std::filesystem::path path_;
 };
 
-// "<host>-rank<R>" when a rank is known, else "<host>-pid<P>".
+// "<node>-rank<R>" when a rank is known, else "<node>-pid<P>".
 std::string run_folder_name(const std::string& host, std::optional<int> rank, int pid);
 
 // The default job directory: ./ftdiag-runs/<UTC time>-<host>-<pid>.

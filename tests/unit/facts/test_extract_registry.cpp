@@ -232,6 +232,9 @@ TEST_CASE("registry: a rich document gives every fact a value of its registered 
                                           "death.sender_pid", "death.sender_comm", "death.sender_in_job",
                                           "fault.kernel_line", "fault.kind", "fault.object", "fault.address",
                                           "fault.error_meaning", "fault.null_pointer", "fault.near_stack_pointer", "fault.function", "fault.source",
+                                          // One node that ran to its end: no silent node, no node list.
+                                          "nodes.first_silent", "nodes.first_silent_runs", "nodes.silent_lead", "nodes.expected",
+                                          "nodes.unrecorded_names",
                                           // The kernel's OOM kill is the incident's: no other kill is left unplaced.
                                           "kernel.unplaced_oom_victim", "kernel.unplaced_oom_scope", "kernel.other_oom_victims",
                                           // Lines this console does not have.
