@@ -122,9 +122,20 @@ std::vector<ProcessRole> process_roles(const RunEvidence& run) {
     const auto& p = run.processes[i];
     auto& role = roles[i];
     const auto* parent = parent_role(p);
-    const bool under_rank = parent && (parent->role == "rank" || parent->role == "worker" || parent->role == "dataloader-worker");
+    const auto* parent_process = [&]() -> const ProcessEvidence* {
+      auto it = index_of.find(p.ppid);
+      return it == index_of.end() ? nullptr : &run.processes[it->second];
+    }();
     std::string because;
     const auto rank = rank_from(p, because);
+    // A child that inherited its parent's rank is a worker of it; one whose
+    // RANK its parent does not share was given its own by a launcher (the
+    // ranks of a per-node torchrun under srun, whose agent has only Slurm's
+    // SLURM_PROCID).
+    const bool own_rank = rank && parent_process && p.environment.contains("RANK") &&
+                          (!parent_process->environment.contains("RANK") ||
+                           parent_process->environment.at("RANK") != p.environment.at("RANK"));
+    const bool under_rank = !own_rank && parent && (parent->role == "rank" || parent->role == "worker" || parent->role == "dataloader-worker");
     if (named_worker(p) || p.comm == "pt_data_worker") {
       role = {"dataloader-worker", parent ? parent->rank : std::nullopt,
               named_worker(p) ? "the console named its pid as a DataLoader worker" : "its name is pt_data_worker"};
@@ -147,9 +158,12 @@ std::vector<ProcessRole> process_roles(const RunEvidence& run) {
       role = {"helper", std::nullopt, "none of the above"};
     }
   }
-  // A job whose children are ranks is their launcher, whatever its command.
+  // A job whose children are ranks is their launcher, whatever its command;
+  // so is a "rank" without a RANK of its own whose children have theirs (a
+  // launcher under srun sees SLURM_PROCID, its task's number).
   for (std::size_t i = 0; i < run.processes.size(); ++i) {
-    if (roles[i].role != "job") continue;
+    const bool rank_by_task = roles[i].role == "rank" && !run.processes[i].environment.contains("RANK");
+    if (roles[i].role != "job" && !rank_by_task) continue;
     for (std::size_t j = 0; j < run.processes.size(); ++j) {
       if (run.processes[j].ppid == run.processes[i].pid && roles[j].role == "rank") {
         roles[i] = {"launcher", std::nullopt, "it started the ranks"};

@@ -41,12 +41,16 @@ int free_port() {
 
 // The batch script a user writes: srun starts ftdiag per task, into one job
 // directory on a filesystem every node sees, with the job's whole output in it.
-fs::path write_batch_script(const TempDir& tmp, const fs::path& job_dir, const std::string& job_arguments) {
+// `launch`: what each task runs before the job's script ("" for a rank per
+// task; a per-node torchrun otherwise).
+fs::path write_batch_script(const TempDir& tmp, const fs::path& job_dir, const std::string& job_arguments,
+                            const std::string& srun_options = "", const std::string& launch = "") {
   const auto script = tmp / "train.sbatch";
   write_text(script, "#!/bin/bash\n"
                      "export MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(free_port()) + "\n"
-                     "srun --kill-on-bad-exit=1 " + ftdiag_binary().string() + " run -q --heartbeat 1 --job-dir " + job_dir.string() +
-                     " -- " + kDebianPython + " " + FTDIAG_SOURCE_DIR + "/tests/torch_jobs/slurm_ranks.py " + job_arguments + "\n");
+                     "srun --kill-on-bad-exit=1 " + srun_options + " " + ftdiag_binary().string() + " run -q --heartbeat 1 --job-dir " +
+                     job_dir.string() + " -- " + kDebianPython + " " + launch + " " + FTDIAG_SOURCE_DIR +
+                     "/tests/torch_jobs/slurm_ranks.py " + job_arguments + "\n");
   fs::permissions(script, fs::perms::owner_all);
   return script;
 }
@@ -161,6 +165,42 @@ TEST_CASE("slurm: a rank over its node's memory limit on node 2 of 2 is the firs
   CHECK(std::fabs(moved["offset_s"].get<double>()) == doctest::Approx(30).epsilon(0.1));
   const auto text = run(Launch{{ftdiag_binary().string(), "analyze", job_dir.string()}}, 120);
   CHECK_MESSAGE(joined(text.out).find("s clock is 30") != std::string::npos, text.out);
+}
+
+TEST_CASE("slurm: one ftdiag per node around torchrun with a c10d rendezvous: the rank over its memory limit is the first failure") {
+  std::string why;
+  if (!torch_and_root(why)) FTDIAG_SKIP(why);
+  TempDir tmp;
+  SlurmCluster cluster(tmp / "slurm", 2);
+  if (!cluster.available()) FTDIAG_SKIP(cluster.why_not());
+  const auto job_dir = tmp / "shared" / "job";
+  fs::create_directories(job_dir);
+  // The rendezvous decides which node's agent holds ranks 2 and 3.
+  const std::string torchrun = fmt::format("{}/tests/torch_jobs/torchrun.py --nnodes 2 --nproc_per_node 2 --rdzv_backend c10d "
+                                           "--rdzv_endpoint 127.0.0.1:{} --rdzv_id ftdiag-test --max_restarts 0",
+                                           FTDIAG_SOURCE_DIR, free_port());
+  const auto script = write_batch_script(tmp, job_dir, "--scenario rank-oom --victim 3 --steps-before 20", "--ntasks-per-node=1", torchrun);
+  auto options = batch_options(tmp, job_dir, "900M");
+  options[2] = "--ntasks-per-node=1";
+  const auto job = cluster.submit(script, options);
+  REQUIRE(job);
+  REQUIRE_MESSAGE(cluster.wait_for_end(*job, kJobSeconds), "job " << *job << " did not end");
+  CHECK(run_folders(job_dir).size() == 2);  // one per node
+  auto analysis = analyze(job_dir);
+  auto& report = analysis.report;
+  INFO(analysis.outcome.out.substr(0, 4000));
+  const std::string cause = report["verdict"]["cause"].is_string() ? report["verdict"]["cause"].get<std::string>() : "";
+  CHECK_MESSAGE((cause == "host-oom-growth" || cause == "container-oom"), cause);
+  const auto first = report["ranks"]["runs"][report["ranks"]["first"].get<std::size_t>()];
+  CHECK(first["rank"] == 3);  // the dying process's own RANK, not the task's
+  CHECK(first["end"].get<std::string>().starts_with("SIGKILL"));
+  auto facts = facts_of(job_dir);
+  CHECK(facts["death.rank"] == 3);
+  CHECK(facts["death.node"] == first["node"]);
+  for (const auto& row : report["ranks"]["runs"]) {
+    if (row == first) continue;
+    CHECK_MESSAGE(row["role"] == "consequence", row.dump());
+  }
 }
 
 TEST_CASE("slurm: a step at its time limit is an external kill by Slurm, with the reason") {

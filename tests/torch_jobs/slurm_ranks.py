@@ -1,7 +1,8 @@
 """A real data-parallel PyTorch job whose ranks are Slurm tasks.
 
 Each task of `srun -N NODES -n TASKS` is one rank: its rank and the world
-come from Slurm (SLURM_PROCID, SLURM_NTASKS), the ranks meet over TCP at
+come from Slurm (SLURM_PROCID, SLURM_NTASKS), or from torchrun when a
+per-node torchrun starts the ranks (RANK, WORLD_SIZE), the ranks meet over TCP at
 MASTER_ADDR:MASTER_PORT (c10d's TCP store, started by rank 0) and average
 their gradients over gloo, as a job launched by srun does on a cluster. It
 logs what a transformers Trainer logs, so the phase of training shows.
@@ -45,11 +46,12 @@ def main() -> None:
     parser.add_argument("--max-seconds", type=float, default=120)
     args = parser.parse_args()
 
-    rank = int(os.environ["SLURM_PROCID"])
-    world = int(os.environ["SLURM_NTASKS"])
+    rank = int(os.environ.get("RANK", os.environ["SLURM_PROCID"]))
+    world = int(os.environ.get("WORLD_SIZE", os.environ["SLURM_NTASKS"]))
     node = os.environ.get("SLURMD_NODENAME", "?")
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-    os.environ.update(RANK=str(rank), WORLD_SIZE=str(world), LOCAL_RANK=os.environ.get("SLURM_LOCALID", "0"))
+    os.environ.setdefault("LOCAL_RANK", os.environ.get("SLURM_LOCALID", "0"))
+    os.environ.update(RANK=str(rank), WORLD_SIZE=str(world))
     torch.set_num_threads(1)
     dist.init_process_group("gloo", rank=rank, world_size=world, init_method="env://")
     print(f"rank {rank} of {world} on {node}, pid {os.getpid()}", flush=True)

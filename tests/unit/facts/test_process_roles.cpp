@@ -95,3 +95,24 @@ TEST_CASE("roles: a single-process job is the job, DeepSpeed's --local_rank name
   CHECK(role_of(ds, roles, 101).rank == 3);
   CHECK(role_of(ds, roles, 101).because == "its command line has --local_rank=3");
 }
+
+TEST_CASE("roles: a per-node agent under srun (SLURM_PROCID only) is the launcher of ranks with their own RANK, whose workers stay workers") {
+  auto run = run_started();
+  auto& agent = add_process(run, kJobPid, {"python3", "my_launcher.py", "--nnodes", "2", "train.py"});
+  agent.comm = "python3";
+  agent.environment = {{"SLURM_PROCID", "1"}, {"SLURM_LOCALID", "0"}};
+  auto& rank2 = child(run, 201, kJobPid, {"python3", "-u", "train.py"}, 1);
+  rank2.environment = {{"SLURM_PROCID", "1"}, {"RANK", "2"}, {"LOCAL_RANK", "0"}};
+  auto& rank3 = child(run, 202, kJobPid, {"python3", "-u", "train.py"}, 1);
+  rank3.environment = {{"SLURM_PROCID", "1"}, {"RANK", "3"}, {"LOCAL_RANK", "1"}};
+  auto& worker = child(run, 301, 202, {"python3", "-u", "train.py"}, 2);
+  worker.environment = rank3.environment;  // a DataLoader worker inherits its rank's environment
+  const auto roles = process_roles(run);
+  CHECK(role_of(run, roles, kJobPid).role == "launcher");
+  CHECK(role_of(run, roles, 201).role == "rank");
+  CHECK(role_of(run, roles, 201).rank == 2);
+  CHECK(role_of(run, roles, 202).role == "rank");
+  CHECK(role_of(run, roles, 202).rank == 3);
+  CHECK(role_of(run, roles, 301).role == "worker");
+  CHECK(role_of(run, roles, 301).rank == 3);
+}
