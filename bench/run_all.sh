@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds what the benchmarks need (unless --no-build) and runs them all:
 # sampler_cost, overhead.py, netlink_cost.py, peak_rss.py, journal_growth.py, readback.py, journal_parse and
-# relay_throughput.py, kernel_log_scan.py, line_events and analyze_logs.py. Prints each one's report, then a summary of their RESULT lines. See bench/README.md.
+# relay_throughput.py, kernel_log_scan.py, line_events, analyze_logs.py and analyze_ranks.py. Prints each one's report, then a summary of their RESULT lines. See bench/README.md.
 #
 # usage: bench/run_all.sh [--quick] [--no-build] [--build DIR] [--log FILE]
 #   --quick     shorter runs (a smoke test of the benchmarks, not figures to quote)
@@ -102,6 +102,8 @@ export FTDIAG_BUILD="$build"
   "$build/bench/line_events" $( ((quick)) && echo --rounds 3 --lines 20000 )
   echo; echo "### bench/analyze_logs.py"
   python3 "$here/analyze_logs.py" --build "$build" $( ((quick)) && echo --size-mb 100 --reps 1 )
+  echo; echo "### bench/analyze_ranks.py"
+  python3 "$here/analyze_ranks.py" --build "$build" $( ((quick)) && echo --seconds 5 --reps 1 )
   echo
   echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 } 2>&1 | tee "$log"
