@@ -98,6 +98,8 @@ void extract_log_event_facts(const evidence::EvidenceDocument& document, const s
   set_text("log.stack_overflow", first_of(events, {"stack-overflow"}), [](const LogEvent& e) { return e.text; });
   set_text("log.memory_corruption", first_of(events, {"memory-corruption"}), [](const LogEvent& e) { return e.text; });
   set_text("log.cpp_terminate", first_of(events, {"cpp-terminate"}), [](const LogEvent& e) { return e.text; });
+  set_text("log.native_assert", first_of(events, {"native-assert"}), [](const LogEvent& e) { return e.text; });
+  set_text("log.native_abort", first_of(events, {"native-assert", "cpp-terminate"}), [](const LogEvent& e) { return e.text; });
   set_text("log.cuda_ecc_error", first_of(events, {"cuda-ecc-error"}), [](const LogEvent& e) { return e.text; });
   set_text("log.gpu_lost", first_of(events, {"gpu-lost"}), [](const LogEvent& e) { return e.text; });
   set_text("log.cuda_illegal_address", first_of(events, {"cuda-illegal-address"}), [](const LogEvent& e) { return e.text; });

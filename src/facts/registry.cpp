@@ -101,6 +101,8 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"log.stack_overflow", string, none, "CPython's \"Fatal Python error: Cannot recover from stack overflow.\" line"},
     {"log.memory_corruption", string, none, "a glibc heap-check abort line (\"free(): invalid pointer\", \"double free or corruption\")"},
     {"log.cpp_terminate", string, none, "a \"terminate called after throwing an instance of ...\" line"},
+    {"log.native_abort", string, none, "the first line of a native abort a library chose: a failed assert() or an uncaught C++ exception"},
+    {"log.native_assert", string, none, "a native assert() that failed in a library's own source (\"file.cpp:125: f(...): Assertion `x' failed\")"},
     {"log.cuda_ecc_error", string, none, "a CUDA \"uncorrectable ECC error encountered\" line"},
     {"log.gpu_lost", string, none, "a line saying the driver lost a GPU (nvidia-smi's \"GPU is lost. Reboot the system to recover this GPU\")"},
     {"log.cuda_illegal_address", string, none, "a CUDA \"an illegal memory access was encountered\" line"},

@@ -303,6 +303,14 @@ TEST_CASE("line event families: glibc and C++ runtime aborts") {
                    "cpp-terminate cpp-runtime signal=6 exception=c10::DistBackendError");
   check_everywhere("terminate called after throwing an instance of 'std::bad_alloc'", "host-memory-error cpp-runtime signal=6");
   check_everywhere("terminate called without an active exception", "cpp-terminate cpp-runtime signal=6 exception=without an active exception");
+  // glibc's assert/assert.c: "prog: file:line: function: Assertion `expr' failed."
+  check_everywhere("python: /opt/ds/ops/csrc/aio/common/deepspeed_aio_common.cpp:125: int _do_io_complete(long long int, long long int): "
+                   "Assertion `n_completes >= min_completes' failed.",
+                   "native-assert glibc signal=6 error=n_completes >= min_completes file=/opt/ds/ops/csrc/aio/common/deepspeed_aio_common.cpp "
+                   "function=int _do_io_complete(long long int, long long int) line=125 program=python");
+  check_everywhere("test_fused: csrc/kernels.cu:88: void launch(int): Assertion `n > 0' failed.",
+                   "native-assert glibc signal=6 error=n > 0 file=csrc/kernels.cu function=void launch(int) line=88 program=test_fused");
+  check_none("Assertion `x' failed in my notes, not a program's");
   CHECK(event_of("======= Backtrace: =========") == "memory-corruption glibc signal=6 error=glibc's abort backtrace (its message cut off)");
   CHECK(event_of(".../python2.7/site-packages/torch/lib/libTH.so.1(THFloatStorage_free+0x6e)[0x7fdbd517f4ae]") ==
         "native-frame glibc address=7fdbd517f4ae function=THFloatStorage_free library=.../python2.7/site-packages/torch/lib/libTH.so.1 offset=6e");
