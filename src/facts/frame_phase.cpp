@@ -64,6 +64,9 @@ constexpr std::array kContexts = std::to_array<Signature>({
     {"model-load", "load_model"},
     {"model-load", "initialize", "deepspeed"},
     {"model-load", "", "", "deepspeed.initialize("},
+    // Module._apply: every parameter of a model cast or moved at once (.to, .cuda, .half,
+    // .float on the whole model), which is how a model is set up after its load.
+    {"model-load", "_apply", "torch/nn/modules/module"},
     {"model-load", "", "", "model.to("},
     {"model-load", "", "", "model.cuda("},
     // Data: building or reading the dataset (datasets' load_dataset and map,

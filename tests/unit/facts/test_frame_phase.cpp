@@ -112,6 +112,10 @@ TEST_CASE("gpu oom phase: loading the model, by function or by the code that mov
   CHECK(phase_of(moved) == "model-load");
   CHECK(because_of(moved) == "`model = model.to(\"cuda\")` in main (w/train.py:30)");
   CHECK(phase_of({frame(kSite + "deepspeed/__init__.py", 181, "initialize", "engine = DeepSpeedEngine(args=args,")}) == "model-load");
+  // The whole model cast in place, whatever the caller's line says: Module._apply.
+  CHECK(phase_of({frame(kSite + "torch/nn/modules/module.py", 797, "_apply", "module._apply(fn)"),
+                  frame(kSite + "torch/nn/modules/module.py", 820, "_apply", "param_applied = fn(param)"),
+                  frame("/w/llmtuner/loader.py", 88, "load_model_and_tokenizer", "model = model.half()")}) == "model-load");
 }
 
 TEST_CASE("gpu oom phase: a ZeRO-3 save gathers the 16-bit weights") {
