@@ -22,6 +22,7 @@ std::string_view to_string(RankRole role) {
     case RankRole::finished: return "finished";
     case RankRole::silent: return "fell silent";
     case RankRole::before: return "before";
+    case RankRole::other_launch: return "other launch";
     case RankRole::unknown: return "unknown";
   }
   return "unknown";
@@ -259,6 +260,15 @@ JobTimeline job_timeline(const EvidenceDocument& document, const std::optional<I
     }
     if (row.role == RankRole::silent) continue;
     const auto& run = evidence::run_at(document, row.ref);
+    // A job directory reused by a later submission holds runs of both: a run
+    // of another scheduler job or step is no consequence of this failure.
+    const auto& first_launch = evidence::run_at(document, first_row.ref).started.scheduler_job;
+    if (!first_launch.empty() && !run.started.scheduler_job.empty() && run.started.scheduler_job != first_launch) {
+      row.role = RankRole::other_launch;
+      row.label = "other launch";
+      row.because = fmt::format("a run of {}, not of the first failure's {}", run.started.scheduler_job, first_launch);
+      continue;
+    }
     const bool ok = run.job_status && run.job_status->launcher_code() == 0 && row.end.starts_with("exit");
     if (ok) {
       row.role = RankRole::finished;

@@ -23,7 +23,7 @@ namespace ftdiag::facts {
 // is not its consequence: the clocks agree to within it.
 inline constexpr double kAcrossRunsSkew = 2.0;
 
-enum class RankRole { first_failure, consequence, finished, silent, before, unknown };
+enum class RankRole { first_failure, consequence, finished, silent, before, other_launch, unknown };
 std::string_view to_string(RankRole role);
 
 struct RankRow {

@@ -70,14 +70,6 @@ json facts_of(const fs::path& job_dir) {
   }
 }
 
-// The ranks table's row of node and rank; null when absent.
-json row_of(const json& report, const std::string& node, int rank) {
-  for (const auto& row : report["ranks"]["runs"]) {
-    if (row["node"] == node && row["rank"] == rank) return row;
-  }
-  return nullptr;
-}
-
 bool torch_and_root(std::string& why) {
   if (::geteuid() != 0) return why = "needs root (slurmd runs jobs in cgroups)", false;
   if (!torch_available()) return why = "needs Debian's python3-torch", false;
@@ -203,6 +195,37 @@ TEST_CASE("slurm: one ftdiag per node around torchrun with a c10d rendezvous: th
   }
 }
 
+TEST_CASE("slurm: ftdiag around srun inside sbatch reads Slurm's own report of the rank over its memory limit") {
+  std::string why;
+  if (!torch_and_root(why)) FTDIAG_SKIP(why);
+  TempDir tmp;
+  SlurmCluster cluster(tmp / "slurm", 2);
+  if (!cluster.available()) FTDIAG_SKIP(cluster.why_not());
+  const auto job_dir = tmp / "shared" / "job";
+  fs::create_directories(job_dir);
+  // The batch script's node runs ftdiag around srun: it sees srun's output
+  // and how the step ended, not the ranks on the nodes.
+  const auto script = tmp / "train.sbatch";
+  write_text(script, "#!/bin/bash\n"
+                     "export MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(free_port()) + "\n" +
+                     ftdiag_binary().string() + " run -q --job-dir " + job_dir.string() + " -- srun --kill-on-bad-exit=1 " +
+                     kDebianPython + " " + FTDIAG_SOURCE_DIR + "/tests/torch_jobs/slurm_ranks.py --scenario rank-oom --victim 3 --steps-before 20\n");
+  fs::permissions(script, fs::perms::owner_all);
+  const auto job = cluster.submit(script, batch_options(tmp, job_dir, "900M"));
+  REQUIRE(job);
+  REQUIRE_MESSAGE(cluster.wait_for_end(*job, kJobSeconds), "job " << *job << " did not end");
+  CHECK(run_folders(job_dir).size() == 1);
+  auto analysis = analyze(job_dir);
+  INFO(analysis.outcome.out.substr(0, 4000));
+  const std::string cause = analysis.report["verdict"]["cause"].is_string() ? analysis.report["verdict"]["cause"].get<std::string>() : "";
+  // Slurm said which task ran out of memory, and on which node: a host OOM at a cgroup's limit.
+  CHECK_MESSAGE((cause == "container-oom" || cause == "host-oom-growth"), cause);
+  CHECK(analysis.report["verdict"]["scope"] == "cgroup");
+  auto facts = facts_of(job_dir);
+  CHECK(facts["log.oom_reported"] == true);
+  CHECK_MESSAGE(facts.dump().find("node2") != std::string::npos, "the report names node2");
+}
+
 TEST_CASE("slurm: a step at its time limit is an external kill by Slurm, with the reason") {
   std::string why;
   if (!torch_and_root(why)) FTDIAG_SKIP(why);
@@ -213,11 +236,11 @@ TEST_CASE("slurm: a step at its time limit is an external kill by Slurm, with th
   fs::create_directories(job_dir);
   const auto script = write_batch_script(tmp, job_dir, "--scenario train --max-seconds 600");
   auto options = batch_options(tmp, job_dir, "900M");
-  options.insert(options.end(), {"-t", "1"});
+  options.insert(options.end(), {"-t", "1"});  // Slurm's least: a minute (seconds round up to one)
   const auto job = cluster.submit(script, options);
   REQUIRE(job);
-  // Slurm checks time limits every 30 s: the step ends 60 to 100 s in.
-  REQUIRE_MESSAGE(cluster.wait_for_end(*job, 240), "job " << *job << " did not end");
+  // slurmctld looks at time limits every 30 s: the step ends 60 to 100 s in.
+  REQUIRE_MESSAGE(cluster.wait_for_end(*job, 200), "job " << *job << " did not end");
   auto analysis = analyze(job_dir);
   INFO(analysis.outcome.out.substr(0, 4000));
   CHECK(analysis.report["verdict"]["cause"] == "external-kill");

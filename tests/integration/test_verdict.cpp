@@ -134,7 +134,8 @@ TEST_CASE("verdict: a clean exit has no finding") {
   CHECK(report["verdict"]["cause"] == "unknown");
   CHECK(report["verdict"]["confidence"] == 0);
   CHECK(report["verdict"]["needed"].empty());  // nothing to decide
-  CHECK(report["schema_version"] == 5);
+  CHECK(report["schema_version"] == 6);
+  CHECK(report["ranks"].is_null());  // one run: no table of ranks
   CHECK(report["verdict"]["ended_normally"] == true);
 }
 

@@ -39,6 +39,19 @@ stop_cluster() {
     [ -f "$pidfile" ] && kill -9 "$(cat "$pidfile")" 2>/dev/null || true
   done
   rm -f "$dir"/run/*.pid
+  # A step whose slurmd is gone (a node killed by a test) leaves its slurmstepd
+  # waiting for it; they run in this cluster's log folder.
+  local pid cwd
+  for pid in $(pgrep -x slurmstepd || true); do
+    cwd=$(readlink "/proc/$pid/cwd" 2>/dev/null || true)
+    [[ "$cwd" == "$dir"/* ]] && kill -9 "$pid" 2>/dev/null || true
+  done
+  # The steps' cgroups, once empty (a later cluster's job 1 must not find its
+  # predecessor's). Deepest first; a busy one is left alone.
+  local node_name
+  for node_name in $(sed -n 's/^NodeName=\([^ ]*\) .*/\1/p' "$dir/etc/slurm.conf" 2>/dev/null); do
+    find /sys/fs/cgroup/*/"slurm_$node_name" /sys/fs/cgroup/"slurm_$node_name" -depth -type d -exec rmdir {} + 2>/dev/null || true
+  done
 }
 
 if [ "$command" = stop ]; then

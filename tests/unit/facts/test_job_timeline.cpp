@@ -155,3 +155,20 @@ TEST_CASE("job timeline: one run is no table's worth, and a run's own processes 
   CHECK(timeline.rows.size() == 1);
   CHECK(timeline.silent_nodes.empty());
 }
+
+TEST_CASE("job timeline: a run of another Slurm step in a reused job directory is not a consequence") {
+  auto a0 = rank_run("node1", 0, 0), b1 = rank_run("node2", 1, 0), old = rank_run("node1", 0, -3600);
+  old.started.scheduler_job = "slurm 6.0";
+  old.directory = "node1-rank0-2";
+  dies(a0, 50, ExitStatus::killed(SIGKILL));
+  dies(b1, 50.3, ExitStatus::killed(SIGTERM));
+  dies(old, -3000, ExitStatus::exited(1));
+  const auto document = nodes_document({a0, b1, old});
+  const auto timeline = job_timeline(document, find_incident(document));
+  REQUIRE(timeline.first);
+  CHECK(timeline.rows[*timeline.first].rank == 0);
+  for (const auto& row : timeline.rows) {
+    if (row.directory == "node1-rank0-2") CHECK(row.role == RankRole::other_launch);
+    if (row.rank == 1) CHECK(row.role == RankRole::consequence);
+  }
+}
