@@ -41,9 +41,13 @@ struct RunEnd {
 
 // The run's end: the first process of its tree a signal killed (a rank's
 // death is the run's, whatever its launcher did next), else the job's status.
+// A job that succeeded ended well, whatever died inside it (a worker its
+// pool terminated), as the incident has it.
 RunEnd end_of(const RunEvidence& run) {
   RunEnd end;
+  const bool succeeded = run.job_status && run.job_status->launcher_code() == 0;
   for (const auto& p : run.processes) {
+    if (succeeded) break;
     if (!p.death || !p.death->status || !p.death->status->signal) continue;
     if (end.time && *end.time <= p.death->time) continue;
     end.time = p.death->time;

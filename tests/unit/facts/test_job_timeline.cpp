@@ -172,3 +172,18 @@ TEST_CASE("job timeline: a run of another Slurm step in a reused job directory i
     if (row.rank == 1) CHECK(row.role == RankRole::consequence);
   }
 }
+
+TEST_CASE("job timeline: a run whose job exited 0 finished, whatever died inside it") {
+  auto a0 = rank_run("node1", 0, 0), b1 = rank_run("node2", 1, 0);
+  dies(a0, 50, ExitStatus::killed(SIGKILL));
+  add_process(b1, 501, {"python3", "-c", "from multiprocessing.pool import ..."}, 40, ExitStatus::killed(SIGTERM));
+  dies(b1, 52, ExitStatus::exited(0));
+  const auto document = nodes_document({a0, b1});
+  const auto timeline = job_timeline(document, find_incident(document));
+  for (const auto& row : timeline.rows) {
+    if (row.rank == 1) {
+      CHECK(row.end == "exit 0");
+      CHECK(row.role == RankRole::finished);
+    }
+  }
+}
