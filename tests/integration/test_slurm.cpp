@@ -11,6 +11,7 @@
 #include <cmath>
 #include <csignal>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,26 @@ bool torch_and_root(std::string& why) {
   return true;
 }
 
+// What every case starts from: a two-node cluster of its own and an empty
+// job directory on "shared storage"; `skip` says why the case cannot run here.
+struct SlurmSetup {
+  TempDir tmp;  // first: the cluster is stopped before its folder goes
+  std::optional<SlurmCluster> cluster;
+  fs::path job_dir;
+  std::string skip;
+
+  SlurmSetup() {
+    if (!torch_and_root(skip)) return;
+    cluster.emplace(tmp / "slurm", 2);
+    if (!cluster->available()) {
+      skip = cluster->why_not();
+      return;
+    }
+    job_dir = tmp / "shared" / "job";
+    fs::create_directories(job_dir);
+  }
+};
+
 // Moves every time of a run folder's journal and console by `seconds`: the
 // records of a node whose clock is that far off.
 void shift_clock(const fs::path& run_dir, double seconds) {
@@ -98,13 +119,11 @@ void shift_clock(const fs::path& run_dir, double seconds) {
 }
 
 TEST_CASE("slurm: a rank over its node's memory limit on node 2 of 2 is the first failure, the other ranks its consequences, also with one node's clock 30 s behind") {
-  std::string why;
-  if (!torch_and_root(why)) FTDIAG_SKIP(why);
-  TempDir tmp;
-  SlurmCluster cluster(tmp / "slurm", 2);
-  if (!cluster.available()) FTDIAG_SKIP(cluster.why_not());
-  const auto job_dir = tmp / "shared" / "job";
-  fs::create_directories(job_dir);
+  SlurmSetup setup;
+  if (!setup.skip.empty()) FTDIAG_SKIP(setup.skip);
+  const TempDir& tmp = setup.tmp;
+  const SlurmCluster& cluster = *setup.cluster;
+  const fs::path& job_dir = setup.job_dir;
   // Each rank holds ~250 MiB; rank 3 (node 2's second task) then grows 16 MiB a step.
   const auto script = write_batch_script(tmp, job_dir, "--scenario rank-oom --victim 3 --steps-before 20");
   const auto job = cluster.submit(script, batch_options(tmp, job_dir, "900M"));
@@ -160,13 +179,11 @@ TEST_CASE("slurm: a rank over its node's memory limit on node 2 of 2 is the firs
 }
 
 TEST_CASE("slurm: one ftdiag per node around torchrun with a c10d rendezvous: the rank over its memory limit is the first failure") {
-  std::string why;
-  if (!torch_and_root(why)) FTDIAG_SKIP(why);
-  TempDir tmp;
-  SlurmCluster cluster(tmp / "slurm", 2);
-  if (!cluster.available()) FTDIAG_SKIP(cluster.why_not());
-  const auto job_dir = tmp / "shared" / "job";
-  fs::create_directories(job_dir);
+  SlurmSetup setup;
+  if (!setup.skip.empty()) FTDIAG_SKIP(setup.skip);
+  const TempDir& tmp = setup.tmp;
+  const SlurmCluster& cluster = *setup.cluster;
+  const fs::path& job_dir = setup.job_dir;
   // The rendezvous decides which node's agent holds ranks 2 and 3.
   const std::string torchrun = fmt::format("{}/tests/torch_jobs/torchrun.py --nnodes 2 --nproc_per_node 2 --rdzv_backend c10d "
                                            "--rdzv_endpoint 127.0.0.1:{} --rdzv_id ftdiag-test --max_restarts 0",
@@ -196,13 +213,11 @@ TEST_CASE("slurm: one ftdiag per node around torchrun with a c10d rendezvous: th
 }
 
 TEST_CASE("slurm: ftdiag around srun inside sbatch reads Slurm's own report of the rank over its memory limit") {
-  std::string why;
-  if (!torch_and_root(why)) FTDIAG_SKIP(why);
-  TempDir tmp;
-  SlurmCluster cluster(tmp / "slurm", 2);
-  if (!cluster.available()) FTDIAG_SKIP(cluster.why_not());
-  const auto job_dir = tmp / "shared" / "job";
-  fs::create_directories(job_dir);
+  SlurmSetup setup;
+  if (!setup.skip.empty()) FTDIAG_SKIP(setup.skip);
+  const TempDir& tmp = setup.tmp;
+  const SlurmCluster& cluster = *setup.cluster;
+  const fs::path& job_dir = setup.job_dir;
   // The batch script's node runs ftdiag around srun: it sees srun's output
   // and how the step ended, not the ranks on the nodes.
   const auto script = tmp / "train.sbatch";
@@ -227,13 +242,11 @@ TEST_CASE("slurm: ftdiag around srun inside sbatch reads Slurm's own report of t
 }
 
 TEST_CASE("slurm: a step at its time limit is an external kill by Slurm, with the reason") {
-  std::string why;
-  if (!torch_and_root(why)) FTDIAG_SKIP(why);
-  TempDir tmp;
-  SlurmCluster cluster(tmp / "slurm", 2);
-  if (!cluster.available()) FTDIAG_SKIP(cluster.why_not());
-  const auto job_dir = tmp / "shared" / "job";
-  fs::create_directories(job_dir);
+  SlurmSetup setup;
+  if (!setup.skip.empty()) FTDIAG_SKIP(setup.skip);
+  const TempDir& tmp = setup.tmp;
+  const SlurmCluster& cluster = *setup.cluster;
+  const fs::path& job_dir = setup.job_dir;
   const auto script = write_batch_script(tmp, job_dir, "--scenario train --max-seconds 600");
   auto options = batch_options(tmp, job_dir, "900M");
   options.insert(options.end(), {"-t", "1"});  // Slurm's least: a minute (seconds round up to one)
@@ -251,13 +264,11 @@ TEST_CASE("slurm: a step at its time limit is an external kill by Slurm, with th
 }
 
 TEST_CASE("slurm: a job cancelled by scancel is an external kill by Slurm, with the reason") {
-  std::string why;
-  if (!torch_and_root(why)) FTDIAG_SKIP(why);
-  TempDir tmp;
-  SlurmCluster cluster(tmp / "slurm", 2);
-  if (!cluster.available()) FTDIAG_SKIP(cluster.why_not());
-  const auto job_dir = tmp / "shared" / "job";
-  fs::create_directories(job_dir);
+  SlurmSetup setup;
+  if (!setup.skip.empty()) FTDIAG_SKIP(setup.skip);
+  const TempDir& tmp = setup.tmp;
+  const SlurmCluster& cluster = *setup.cluster;
+  const fs::path& job_dir = setup.job_dir;
   const auto script = write_batch_script(tmp, job_dir, "--scenario train --max-seconds 600");
   const auto job = cluster.submit(script, batch_options(tmp, job_dir, "900M"));
   REQUIRE(job);
@@ -273,13 +284,11 @@ TEST_CASE("slurm: a job cancelled by scancel is an external kill by Slurm, with 
 }
 
 TEST_CASE("slurm: a node that vanishes mid-run is reported as a lost node, not as a crash") {
-  std::string why;
-  if (!torch_and_root(why)) FTDIAG_SKIP(why);
-  TempDir tmp;
-  SlurmCluster cluster(tmp / "slurm", 2);
-  if (!cluster.available()) FTDIAG_SKIP(cluster.why_not());
-  const auto job_dir = tmp / "shared" / "job";
-  fs::create_directories(job_dir);
+  SlurmSetup setup;
+  if (!setup.skip.empty()) FTDIAG_SKIP(setup.skip);
+  const TempDir& tmp = setup.tmp;
+  const SlurmCluster& cluster = *setup.cluster;
+  const fs::path& job_dir = setup.job_dir;
   const auto script = write_batch_script(tmp, job_dir, "--scenario train --max-seconds 600");
   const auto job = cluster.submit(script, batch_options(tmp, job_dir, "900M"));
   REQUIRE(job);
