@@ -145,6 +145,16 @@ TEST_CASE("line events sources: ProcessGroupNCCL from torch 1.8 to 2.7") {
             "5: nccl-error nccl message=Socket Timeout",
             "6: cpp-terminate cpp-runtime signal=6 exception=c10::DistBackendError",
         });
+  // Blocking wait (WorkNCCL::synchronizeInternal): 2.0-2.1, 2.2-2.4 and 2.5+ wordings.
+  CHECK(event_of_line("[Rank 3] Work WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1000) timed out in blocking wait (NCCL_BLOCKING_WAIT=1).") ==
+        "nccl-error nccl rank=3 op=ALLREDUCE seq=5 timeout_ms=1000 work=WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1000)");
+  CHECK(event_of_line("[PG 0 (default_pg) Rank 3] Work WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1000) timed out in blocking wait (TORCH_NCCL_BLOCKING_WAIT=1).") ==
+        "nccl-error nccl rank=3 op=ALLREDUCE seq=5 timeout_ms=1000 work=WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1000)");
+  check_with_prefixes("[Rank 6] Work WorkNCCL(SeqNum=43379, OpType=_ALLGATHER_BASE, NumelIn=8069120, NumelOut=64552960, Timeout(ms)=600000) timed out in blocking wait.",
+                      "nccl-error nccl rank=6 op=_ALLGATHER_BASE seq=43379 timeout_ms=600000 work=WorkNCCL(SeqNum=43379, OpType=_ALLGATHER_BASE, NumelIn=8069120, NumelOut=64552960, Timeout(ms)=600000)");
+  // The watchdog's line cut short where a viewer or a form cut it.
+  check_with_prefixes("[Rank 6] Watchdog caught collective", "nccl-error nccl rank=6");
+  check_no_event("Watchdog caught collectives are logged below");
   check_with_prefixes("[PG ID 0 PG GUID 0(default_pg) Rank 2] Heartbeat monitor timed out! Process will be terminated after dumping debug info. workMetaList_.size()=0",
                       "nccl-error nccl");
   // The watchdog's thread ending on a CUDA error is that CUDA error.
