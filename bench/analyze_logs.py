@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """`ftdiag analyze` on plain logs: a generated 1 GB training console read by
-`ftdiag analyze DIR --format json --no-host-logs`, against `grep -c PATTERN`
-on the same bytes (its output sent to a file: GNU grep stops at the first
-match when its output is /dev/null).
+`ftdiag analyze DIR --format json --no-host-logs`, against `rg -c`,
+`grep -cE` (lines with any of a few failure words) and `wc -l` on the same
+bytes, each output sent to a file (GNU grep stops at the first match when its
+output is /dev/null).
 
 The log is what a fine-tuning job's console holds: tqdm bars redrawn with
 "\\r", Trainer loss dicts, DeepSpeed log_dist lines, NCCL INFO lines,
@@ -30,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import benchlib  # noqa: E402
 
 RANKS = 8
-GREP_PATTERN = "exitcode"
+BASELINE_PATTERN = "exitcode|Traceback|Killed|Error"
 GENERATOR_VERSION = "1"  # bump when the generated text changes: old files are rewritten
 
 CRASH = """\
@@ -161,26 +162,44 @@ def check_found(report_path):
     return report
 
 
-def time_pair(ftdiag, target, grep_files, scratch, reps):
+def baselines(files):
+    """The programs ftdiag's scan is measured against, on the same files:
+    ripgrep and GNU grep counting lines with any of a few failure words (an
+    alternation, as ftdiag's patterns are), and wc -l (reading and counting
+    lines, nothing more). ripgrep is left out where it is not installed."""
+    out = []
+    if shutil.which("rg"):
+        out.append(("rg -c", [shutil.which("rg"), "-c", "--no-filename", BASELINE_PATTERN, *files]))
+    out.append(("grep -cE", [shutil.which("grep"), "-cE", BASELINE_PATTERN, *files]))
+    out.append(("wc -l", [shutil.which("wc"), "-l", *files]))
+    return out
+
+
+def time_all(ftdiag, target, files, scratch, reps):
+    """Medians of ftdiag and each baseline, run in interleaved rounds after a
+    warm-up round (page cache warm); every output goes to a file."""
     report = scratch / "report.json"
-    counts = scratch / "grep.out"
+    counts = scratch / "baseline.out"
     ftdiag_argv = [ftdiag, "analyze", str(target), "--format", "json", "--no-host-logs"]
-    grep_argv = [shutil.which("grep"), "-c", GREP_PATTERN, *map(str, grep_files)]
-    warm_f = benchlib.spawn_and_wait(ftdiag_argv, stdout=report)
-    benchlib.check_ok(warm_f, "ftdiag analyze")
+    others = baselines([str(f) for f in files])
+    warm = benchlib.spawn_and_wait(ftdiag_argv, stdout=report)
+    benchlib.check_ok(warm, "ftdiag analyze")
     check_found(report)
-    warm_g = benchlib.spawn_and_wait(grep_argv, stdout=counts)
-    benchlib.check_ok(warm_g, "grep -c")
-    ftdiag_s, grep_s, ftdiag_cpu = [], [], []
+    for name, argv in others:
+        benchlib.check_ok(benchlib.spawn_and_wait(argv, stdout=counts), name)
+    ftdiag_s, ftdiag_cpu = [], []
+    other_s = {name: [] for name, _ in others}
     for _ in range(reps):
         r = benchlib.spawn_and_wait(ftdiag_argv, stdout=report)
         benchlib.check_ok(r, "ftdiag analyze")
         ftdiag_s.append(r.wall_s)
         ftdiag_cpu.append(r.total_cpu_s)
-        g = benchlib.spawn_and_wait(grep_argv, stdout=counts)
-        benchlib.check_ok(g, "grep -c")
-        grep_s.append(g.wall_s)
-    return benchlib.median(ftdiag_s), benchlib.median(grep_s), benchlib.median(ftdiag_cpu)
+        for name, argv in others:
+            g = benchlib.spawn_and_wait(argv, stdout=counts)
+            benchlib.check_ok(g, name)
+            other_s[name].append(g.wall_s)
+    return (benchlib.median(ftdiag_s), benchlib.median(ftdiag_cpu),
+            {name: benchlib.median(times) for name, times in other_s.items()})
 
 
 def main():
@@ -205,17 +224,26 @@ def main():
     scratch.mkdir(exist_ok=True)
     whole = folder / "one" / "console.log"
     total = whole.stat().st_size
-    print(f"log: {total} bytes, {benchlib.filesystem_of(folder)}; grep -c '{GREP_PATTERN}'; "
-          f"median of {args.reps}, page cache warm", flush=True)
-    print(f"{'layout':<14} {'bytes':>13} {'ftdiag':>9} {'GB/s':>6} {'CPU':>8} {'grep -c':>9} {'GB/s':>6} {'ftdiag/grep':>12}")
+    print(f"log: {total} bytes, {benchlib.filesystem_of(folder)}; baselines count lines matching "
+          f"'{BASELINE_PATTERN}'; median of {args.reps} interleaved rounds, page cache warm", flush=True)
+    if not shutil.which("rg"):
+        print("ripgrep is not installed (apt-get install ripgrep): its column is left out", flush=True)
     try:
         for name, target, files in (("one file", whole.parent, [whole]),
                                     (f"{RANKS} ranks", folder / "ranks", sorted((folder / "ranks").glob("rank*.log")))):
-            f_s, g_s, f_cpu = time_pair(ftdiag, target, files, scratch, args.reps)
-            print(f"{name:<14} {total:>13} {f_s:>8.3f}s {total / f_s / 1e9:>6.2f} {f_cpu:>7.2f}s {g_s:>8.3f}s "
-                  f"{total / g_s / 1e9:>6.2f} {f_s / g_s:>12.2f}", flush=True)
-            benchlib.result(f"analyze_logs_{name.replace(' ', '_')}", bytes=total, ftdiag_s=f_s,
-                            gb_per_s=total / f_s / 1e9, grep_s=g_s, ratio=f_s / g_s)
+            f_s, f_cpu, others = time_all(ftdiag, target, files, scratch, args.reps)
+            print(f"{name}: ftdiag {f_s:.3f} s wall ({total / f_s / 1e9:.2f} GB/s), {f_cpu:.2f} s CPU", flush=True)
+            for other, o_s in others.items():
+                print(f"  {other:<9} {o_s:.3f} s ({total / o_s / 1e9:.2f} GB/s)   ftdiag / {other}: {f_s / o_s:.2f}", flush=True)
+            goals = [f"{total / f_s / 1e9:.2f} GB/s (goal 2 GB/s or more)"]
+            if "rg -c" in others:
+                goals.append(f"{f_s / others['rg -c']:.2f}x rg -c (goal 2 or less)")
+            goals.append(f"{f_s / others['grep -cE']:.2f}x grep -cE (goal below 1)")
+            print("  goals: " + "; ".join(goals), flush=True)
+            benchlib.result(f"analyze_logs_{name.replace(' ', '_')}", bytes=total, ftdiag_s=f_s, ftdiag_cpu_s=f_cpu,
+                            gb_per_s=total / f_s / 1e9,
+                            **{other.split()[0] + "_s": o_s for other, o_s in others.items()},
+                            **{"ratio_" + other.split()[0]: f_s / o_s for other, o_s in others.items()})
     finally:
         if args.remove:
             shutil.rmtree(folder, ignore_errors=True)

@@ -62,16 +62,26 @@ struct LogScanner::Patterns {
 
 namespace {
 
-// How many times `byte` occurs in [from, to): 16 bytes compared at a time
+// How many times `byte` occurs in [from, to), 16 bytes compared at a time
 // (std::count is not vectorised at -O2, and newlines are counted over every
-// byte of a log).
+// byte of a log). Each lane counts its hits as a byte (a compare gives -1,
+// subtracted) for up to 255 rounds, then psadbw sums the lanes: SSE2 only,
+// so it needs no popcnt, which a build for any x86-64 cannot assume.
 std::uint64_t count_byte(const char* from, const char* to, char byte) {
   std::uint64_t count = 0;
 #if defined(__SSE2__)
   const __m128i wanted = _mm_set1_epi8(byte);
-  for (; to - from >= 16; from += 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from));
-    count += static_cast<std::uint64_t>(std::popcount(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, wanted)))));
+  const __m128i zero = _mm_setzero_si128();
+  while (to - from >= 16) {
+    const std::size_t rounds = std::min<std::size_t>(static_cast<std::size_t>(to - from) / 16, 255);
+    __m128i lanes = _mm_setzero_si128();
+    for (std::size_t round = 0; round < rounds; ++round, from += 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from));
+      lanes = _mm_sub_epi8(lanes, _mm_cmpeq_epi8(v, wanted));
+    }
+    const __m128i sums = _mm_sad_epu8(lanes, zero);
+    count += static_cast<std::uint64_t>(_mm_cvtsi128_si32(sums)) +
+             static_cast<std::uint64_t>(_mm_cvtsi128_si32(_mm_unpackhi_epi64(sums, sums)));
   }
 #endif
   return count + static_cast<std::uint64_t>(std::count(from, to, byte));
@@ -84,6 +94,40 @@ std::uint64_t count_nuls(const char* data, std::size_t size) {
     ++count;
   }
   return count;
+}
+
+// A lone "\r" (not "\r\n") redraws its line from the start: a progress bar
+// draws itself thousands of times on one line and a terminal shows only the
+// last drawing. Only text after it overwrites: "\r\r\n" ends a line. The drawings a later "\r" overwrote are cut out of the block
+// (the rest moved forward over them) before the search, so a bar costs the
+// search of one line, not one per redraw, and every line keeps its number.
+// A "\r" that ends the block is left: it may end a piece of a line longer
+// than a block, and what follows it is not known yet. Returns the new size.
+std::size_t drop_redraws(char* data, std::size_t size) {
+  auto next_cr = [&](std::size_t from) {
+    return from < size ? static_cast<char*>(std::memchr(data + from, '\r', size - from)) : nullptr;
+  };
+  std::size_t kept = 0;  // [0, kept): what stays
+  std::size_t read = 0;  // [kept, read): dropped; [read, size): not looked at yet
+  for (char* cr = next_cr(0); cr;) {
+    const auto at = static_cast<std::size_t>(cr - data);
+    std::size_t run_end = at + 1;  // "\r\r" moves to the line's start as one "\r" does
+    while (run_end < size && data[run_end] == '\r') ++run_end;
+    if (run_end == size) break;
+    if (data[run_end] == '\n') {  // CRLF (or "\r\r\n"): one line end, nothing overwritten
+      cr = next_cr(run_end + 1);
+      continue;
+    }
+    // The drawing this "\r" ends began after the last line end before it.
+    const void* line_end = at > read ? ::memrchr(data + read, '\n', at - read) : nullptr;
+    const std::size_t drawing = line_end ? static_cast<std::size_t>(static_cast<const char*>(line_end) - data) + 1 : read;
+    if (kept != read) std::memmove(data + kept, data + read, drawing - read);
+    kept += drawing - read;
+    read = run_end;
+    cr = next_cr(read);
+  }
+  if (kept != read) std::memmove(data + kept, data + read, size - read);
+  return kept + (size - read);
 }
 
 enum class PatternKind { event, hint, phase, kernel };
@@ -115,28 +159,18 @@ class Scan {
     if (size == 0) return;
     bytes_ += size;
     nul_bytes_ += count_nuls(data, size);
-    crs_.clear();
-    for (char* cr = static_cast<char*>(std::memchr(data, '\r', size)); cr;
-         cr = static_cast<char*>(std::memchr(cr + 1, '\r', size - static_cast<std::size_t>(cr + 1 - data)))) {
-      const std::size_t at = static_cast<std::size_t>(cr - data);
-      if (at + 1 < size && data[at + 1] == '\n') continue;  // CRLF: one line end
-      if (at + 1 == size) continue;  // at a piece's end: cannot tell, left as it is
-      *cr = '\n';
-      crs_.push_back(at);
-    }
+    last_byte_ = data[size - 1];
+    size = drop_redraws(data, size);
     const std::string_view text(data, size);
     cursor_ = 0;
     newlines_before_cursor_ = 0;
-    cr_index_ = 0;
     if (patterns_.all && scratch_) {
       matched_block(text);
     } else {
       every_line(text);
     }
-    // The block's newlines were counted up to the last match; the rest now
-    // (a "\r" turned into "\n" is not a new line).
+    // The block's newlines were counted up to the last match; the rest now.
     line_ = line_number_at(text, size);
-    last_byte_ = data[size - 1];
   }
 
   void read_failed(Missing why) {
@@ -219,20 +253,17 @@ class Scan {
   }
 
  private:
-  // The line number of a position of the current block: lines counted by
-  // the original "\n"s only (a "\r" turned into "\n" is not a new line).
-  // Segments are visited in order, so positions only move forward and every
-  // byte is counted once (a position behind is counted again from the start).
+  // The line number of a position of the current block. Segments are
+  // visited in order, so positions only move forward and every byte is
+  // counted once (a position behind is counted again from the start).
   std::uint64_t line_number_at(std::string_view text, std::size_t pos) {
     if (pos < cursor_) {
       cursor_ = 0;
       newlines_before_cursor_ = 0;
-      cr_index_ = 0;
     }
     newlines_before_cursor_ += count_byte(text.data() + cursor_, text.data() + pos, '\n');
     cursor_ = pos;
-    while (cr_index_ < crs_.size() && crs_[cr_index_] < pos) ++cr_index_;
-    return line_ + newlines_before_cursor_ - cr_index_;
+    return line_ + newlines_before_cursor_;
   }
 
   PatternKind kind_of(std::uint32_t id) const {
@@ -250,7 +281,7 @@ class Scan {
     std::size_t i = 0;
     while (i < matches_.size()) {
       const std::size_t last = matches_[i].end == 0 ? 0 : matches_[i].end - 1;
-      // The segment (a line, or a "\r" redraw of one) that holds the match's last byte.
+      // The line that holds the match's last byte.
       std::size_t end = last;
       if (text[last] != '\n') {
         const void* nl = std::memchr(text.data() + last, '\n', text.size() - last);
@@ -281,7 +312,6 @@ class Scan {
   void every_line(std::string_view text) {
     std::size_t start = 0;
     std::uint64_t number = line_;
-    std::size_t cr = 0;
     while (start < text.size()) {
       const auto nl = text.find('\n', start);
       const std::size_t end = nl == std::string_view::npos ? text.size() : nl;
@@ -291,11 +321,7 @@ class Scan {
       finds.kernel = patterns_.kernel_set && patterns_.kernel_set->Match(line, nullptr);
       segment(line, number, finds, /*classify_phase=*/true, nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1));
       if (nl == std::string_view::npos) break;
-      if (cr < crs_.size() && crs_[cr] == nl) {
-        ++cr;  // a redraw, not a new line
-      } else {
-        ++number;
-      }
+      ++number;
       start = nl + 1;
     }
   }
@@ -304,7 +330,7 @@ class Scan {
   // the next lines.
   void segment(std::string_view text, std::uint64_t number, const LineFinds& finds, bool classify_phase = false,
                std::string_view after = {}) {
-    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+    while (!text.empty() && text.back() == '\r') text.remove_suffix(1);
     if ((finds.event || finds.hint) && events_) {
       if (auto matched = events_->match(text)) {
         note_event(std::move(*matched), text, number);
@@ -456,10 +482,8 @@ class Scan {
   std::optional<int> year_;
   std::optional<parse::MultiPattern::Scratch> scratch_;
   std::vector<parse::MultiPattern::Match> matches_;
-  std::vector<std::size_t> crs_;  // where the current block's lone "\r"s were
   std::size_t cursor_ = 0;
   std::uint64_t newlines_before_cursor_ = 0;
-  std::size_t cr_index_ = 0;
   std::uint64_t line_ = 1;  // the line the next block starts in
   std::uint64_t bytes_ = 0;
   std::uint64_t nul_bytes_ = 0;

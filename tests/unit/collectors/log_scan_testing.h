@@ -52,8 +52,9 @@ inline std::vector<std::string> phase_lines(const evidence::LogFileEvidence& log
 }
 
 // The pieces of a text the scanner reads one by one, with their line
-// numbers: lines end at "\n" (a "\r" just before it is part of the end);
-// a lone "\r" starts a redraw of the same line.
+// numbers: lines end at "\n" (the "\r"s just before it are part of the
+// end); a lone "\r" redraws the same line, and only its last drawing (what
+// a terminal shows) is read.
 struct Segment {
   std::uint64_t line;
   std::string_view text;
@@ -67,14 +68,9 @@ inline std::vector<Segment> segments_of(std::string_view text) {
     const std::size_t nl = std::min(text.find('\n', start), text.size());
     std::string_view line = text.substr(start, nl - start);
     ++number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    std::size_t from = 0;
-    for (;;) {
-      const std::size_t cr = line.find('\r', from);
-      out.push_back({number, line.substr(from, cr == std::string_view::npos ? std::string_view::npos : cr - from)});
-      if (cr == std::string_view::npos) break;
-      from = cr + 1;
-    }
+    while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const std::size_t cr = line.rfind('\r');
+    out.push_back({number, cr == std::string_view::npos ? line : line.substr(cr + 1)});
     start = nl + 1;
   }
   return out;

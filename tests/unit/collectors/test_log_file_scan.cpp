@@ -124,7 +124,7 @@ TEST_CASE("log scan: a shell's death message is found with trailing spaces, CR a
   }
 }
 
-TEST_CASE("log scan: lone CR redraws are part of their line") {
+TEST_CASE("log scan: a lone CR redraws its line, and only the last drawing is read") {
   const std::string text = "Loading model weights\n" + kBar0 + "\r" + kBar50 + "\r" + kBar100 + "\n" + kTeardownLine + kBar0 +
                            "\r" + kRankFailed + kSaving;
   const auto scanned = scan(text);
@@ -138,6 +138,15 @@ TEST_CASE("log scan: lone CR redraws are part of their line") {
   CHECK(scanned.log.tail[3].text == kRankFailed.substr(0, kRankFailed.size() - 1));
   CHECK_FALSE(scanned.log.ends_mid_line);
   check_against_reference(text);
+
+  // A drawing a later "\r" overwrote is not what the terminal showed: its
+  // words are not read, and the line keeps its number.
+  const std::string overwritten = "step 1\n" + kRankFailed.substr(0, kRankFailed.size() - 1) + "\r" + kBar100 + "\n" + kTeardownLine;
+  const auto redrawn = scan(overwritten);
+  CHECK(event_lines(redrawn.log) == std::vector<std::string>{"3: launcher-teardown"});
+  CHECK(redrawn.log.line_count == 3);
+  CHECK(redrawn.log.bytes == overwritten.size());
+  check_against_reference(overwritten);
 }
 
 TEST_CASE("log scan: a file without a final line end ends mid-line") {
