@@ -18,7 +18,7 @@
 #include "cli/save_forecast.h"
 #include "cli/text_options.h"
 #include "cli/suggest.h"
-#include "collectors/environment.h"
+#include "collectors/environment_beside_job.h"
 #include "collectors/post_mortem.h"
 #include "journal/crash_files.h"
 #include "journal/environment_file.h"
@@ -49,16 +49,22 @@ struct RunArguments {
 };
 
 // The environment the job ran in (the GPUs, the Python installation its
-// command uses, the host's settings), read as `ftdiag preflight` reads it
-// and written to RUN/environment.json. Once the job has ended: while it ran,
-// the interpreter and the GPU probe would have shared its memory cgroup and
-// moved its peak. The installation is the one the job ran with; a driver
-// that changed under a running job is beyond this.
-std::optional<evidence::EnvironmentSnapshot> record_environment(const std::vector<std::string>& job,
-                                                               const supervise::SupervisedJob& supervised, Redaction redaction) {
+// command uses, the host's settings), read as `ftdiag preflight` reads it,
+// in a child started just before the job (collectors/environment_beside_job.h),
+// so that reading it costs the job's end nothing once the job has run longer
+// than the reading takes.
+collectors::EnvironmentBesideJob start_reading_environment(const std::vector<std::string>& job) {
   std::vector<std::string> environment;
   for (char** e = environ; e && *e; ++e) environment.emplace_back(*e);
-  auto snapshot = collectors::collect_environment({.command = job, .environment = std::move(environment)});
+  return collectors::EnvironmentBesideJob::start({.command = job, .environment = std::move(environment)});
+}
+
+// Written to RUN/environment.json once the job has ended. The installation
+// is the one the job started with; a driver that changed under a running
+// job is beyond this.
+std::optional<evidence::EnvironmentSnapshot> record_environment(collectors::EnvironmentBesideJob& reader,
+                                                               const supervise::SupervisedJob& supervised, Redaction redaction) {
+  auto snapshot = reader.take();
   auto written = supervised.dir ? journal::write_environment_file(*supervised.dir, snapshot, redaction)
                                 : Fact<bool>(Missing{MissingReason::failed, "the run folder is no longer open"});
   if (!written) std::fprintf(stderr, "ftdiag: could not record the environment: %s\n", written.missing().detail.c_str());
@@ -103,6 +109,13 @@ void print_summary_and_verdict(const RunArguments& args, const supervise::Superv
 }
 
 int run_supervised(RunArguments& args) {
+  // First, while ftdiag runs no other thread: the reader is a fork.
+  std::optional<collectors::EnvironmentBesideJob> environment_reader;
+  if (args.environment) {
+    environment_reader.emplace(start_reading_environment(args.options.argv));
+    if (environment_reader->pid() > 0) args.options.own_children.push_back(environment_reader->pid());
+    args.options.job_started = [&environment_reader] { environment_reader->go(); };
+  }
   auto phases = load_phase_table();
   if (phases) args.options.phases = &phases.value();
   const auto line_events = load_line_events();
@@ -115,9 +128,9 @@ int run_supervised(RunArguments& args) {
   }
   const auto& job = std::get<supervise::SupervisedJob>(outcome);
   std::optional<evidence::EnvironmentSnapshot> snapshot;
-  if (args.environment) {
+  if (environment_reader) {
     try {
-      snapshot = record_environment(args.options.argv, job, args.redaction);
+      snapshot = record_environment(*environment_reader, job, args.redaction);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "ftdiag: could not record the environment: %s\n", e.what());
     }
@@ -155,7 +168,7 @@ Action add_run_command(CLI::App& app, JobCommand command_after_dashes) {
   run->add_flag("--no-probes", [args](std::int64_t) { args->options.probes = false; },
                 "Put nothing into the job's processes: no crash handler (LD_PRELOAD), no Python probe, no PYTHONFAULTHANDLER");
   run->add_flag("--no-environment", [args](std::int64_t) { args->environment = false; },
-                "Do not record the environment when the job ends (GPUs, the Python installation, host settings: environment.json)");
+                "Do not record the environment the job runs in (GPUs, the Python installation, host settings: environment.json)");
   run->add_flag("--no-save-forecast", [args](std::int64_t) { args->forecast_save = false; },
                 "Do not forecast the checkpoint save from the command's configs and the memory the job holds once it trains "
                 "(by default a save that will not fit is warned of on stderr before it begins)");

@@ -44,7 +44,10 @@ class Supervision final : public SupervisedRun {
         console_summary_(options.phases, options.line_events),
         tracker_(options.roots, ::getpid()),
         sampler_(options.roots),
-        last_gasp_(dir_.fd(), options.roots) {}
+        last_gasp_(dir_.fd(), options.roots) {
+    // ftdiag's own (the environment's reader): neither it nor what it starts is the job's.
+    for (const pid_t pid : options.own_children) tracker_.exclude(pid);
+  }
 
   std::variant<SupervisedJob, SupervisorFailure> run();
 

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -85,6 +86,11 @@ void Supervision::reap_children() {
       }
     }
     if (own_helper) continue;
+    // Started by ftdiag before the job: ended, its owner reads what it left.
+    if (std::find(options_.own_children.begin(), options_.own_children.end(), pid) != options_.own_children.end()) {
+      tracker_.forget_excluded(pid);
+      continue;
+    }
     auto status = ExitStatus::from_wait_status(wait_status);
     if (pid == job_pid_) {
       job_status_ = status;

@@ -86,6 +86,7 @@ std::variant<SupervisedJob, SupervisorFailure> Supervision::run() {
   start_syncer();
   record_seen(tracker_.adopt(job_pid_, "spawn", wall_clock_now(), options_.argv));
   for (auto& source : sources_) source->job_started();
+  if (options_.job_started) options_.job_started();
   sampler_.locate_cgroup_of(job_pid_);
   take_sample();
 

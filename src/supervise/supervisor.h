@@ -2,7 +2,10 @@
 // life and death in a run directory (journal/job_directory.h).
 #pragma once
 
+#include <sys/types.h>
+
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <variant>
@@ -50,6 +53,12 @@ struct SupervisorOptions {
   // Forecasts the first checkpoint save once the job trains, and warns
   // before it when it will not fit (sources/save_watch.h). Empty: none.
   SaveForecasterFactory save_forecaster;
+  // ftdiag's own children started before the job (the environment's reader,
+  // collectors/environment_beside_job.h): not the job's, left to their owner
+  // when they end.
+  std::vector<pid_t> own_children;
+  // Called once the job runs (not when it could not be started).
+  std::function<void()> job_started;
 };
 
 struct SupervisedJob {
