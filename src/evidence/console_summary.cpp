@@ -21,7 +21,13 @@ void ConsoleSummary::add(double time, char stream, std::string_view text) {
   auto& slot = tail_[tail_next_];
   slot.time = time;
   slot.stream = stream;
-  slot.text = quoted_line(text, kMaxEventText);
+  // A line that fits is quoted whole: copied into the slot's own capacity,
+  // with no string made and freed for each line of the job's output.
+  if (text.size() <= kMaxEventText) {
+    slot.text.assign(text);
+  } else {
+    slot.text = quoted_line(text, kMaxEventText);
+  }
   tail_next_ = (tail_next_ + 1) % kConsoleTailLines;
 }
 
