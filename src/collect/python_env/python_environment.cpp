@@ -2,10 +2,14 @@
 
 #include <unistd.h>
 
+#include <filesystem>
 #include <string_view>
+
+#include <fmt/format.h>
 
 #include "collect/python_env/library_path.h"
 #include "collect/python_env/native_libraries.h"
+#include "collect/python_env/pyenv_shim.h"
 #include "collect/python_env/python_interpreter.h"
 #include "collect/python_env/python_packages.h"
 #include "collect/python_env/python_sys_path.h"
@@ -62,7 +66,16 @@ model::PythonEnvironment read_python_environment(const PythonEnvironmentRequest&
   } else {
     python.interpreter = resolution.interpreter->path;
     python.found_by = resolution.interpreter->found_by;
-    auto query = ask_interpreter(python.interpreter, environment, request.deadline);
+    // A pyenv shim is asked through what it would run: the same answer
+    // without pyenv's scripts (pyenv_shim.h).
+    std::string asked = python.interpreter;
+    std::error_code no_directory;
+    if (auto shim = resolve_pyenv_shim(python.interpreter, environment, std::filesystem::current_path(no_directory))) {
+      asked = shim->interpreter;
+      python.found_by += fmt::format("; a pyenv shim: version {} ({}), {}", shim->version, shim->chosen_by,
+                                     shim->interpreter);
+    }
+    auto query = ask_interpreter(asked, environment, request.deadline);
     python.command = std::move(query.command);
     if (query.report) {
       python.read = true;
