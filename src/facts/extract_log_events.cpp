@@ -49,6 +49,26 @@ const Located* first_of(const std::vector<Located>& events, std::initializer_lis
   return nullptr;
 }
 
+// A worker's death reported while Python ran its exit functions: the lines
+// after "Error in atexit._run_exitfuncs:" in the same file, a traceback's
+// length away at most. multiprocessing's exit function terminates the
+// daemonic children still alive (a DataLoader's workers), whose SIGCHLD
+// handler then reports them "killed by signal: Terminated".
+const Located* worker_died_at_interpreter_exit(const std::vector<Located>& events) {
+  constexpr std::uint64_t kTracebackLines = 40;
+  for (const auto& exit : events) {
+    if (exit.event->kind != "interpreter-exit" || !exit.event->from.line) continue;
+    for (const auto& died : events) {
+      if (died.event->kind != "worker-died" || !died.event->from.line || died.event->from.file != exit.event->from.file ||
+          died.event->from.collector != exit.event->from.collector) {
+        continue;
+      }
+      const auto after = *died.event->from.line;
+      if (after > *exit.event->from.line && after - *exit.event->from.line <= kTracebackLines) return &died;
+    }
+  }
+  return nullptr;
+}
 
 }  // namespace
 
@@ -106,6 +126,7 @@ void extract_log_event_facts(const evidence::EvidenceDocument& document, const s
   set_text("log.cuda_no_kernel_image", first_of(events, {"cuda-no-kernel-image"}), [](const LogEvent& e) { return e.text; });
   set_text("log.driver_module_mismatch", first_of(events, {"driver-module-mismatch"}), [](const LogEvent& e) { return e.text; });
   set_text("log.launcher_signalled", first_of(events, {"launcher-signalled"}), [](const LogEvent& e) { return e.text; });
+  set_text("log.worker_died_at_exit", worker_died_at_interpreter_exit(events), [](const LogEvent& e) { return e.text; });
   const Located* timeout = nullptr;
   std::int64_t frames = 0;
   std::optional<std::uint64_t> deepest_frame;

@@ -109,6 +109,7 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"log.driver_module_mismatch", string, none, "a line saying the NVIDIA driver's user-space library and its loaded kernel module differ (\"Failed to initialize NVML: Driver/library version mismatch\", \"NVRM: API mismatch\")"},
     {"log.cuda_no_kernel_image", string, none, "a \"no kernel image is available for execution on the device\" line (a build without the GPU's architecture)"},
     {"log.nccl_timeout", string, none, "an NCCL watchdog timeout line (a collective that ran past its timeout)"},
+    {"log.worker_died_at_exit", string, none, "a worker's death reported while Python ran its exit functions (after \"Error in atexit._run_exitfuncs:\"), where multiprocessing terminates the daemonic children still alive"},
     {"log.launcher_signalled", string, none, "a launcher's line saying it was itself signalled and stops every rank (torchelastic's \"Received 1 death signal, shutting down workers\")"},
     {"log.container_exit_code", integer, none, "a container's exit code a runtime printed (137: killed by SIGKILL)"},
 

@@ -112,6 +112,9 @@ TEST_CASE("line events sources: DataLoader and the DeepSpeed launcher before 0.5
   CHECK(event_of_line("subprocess.CalledProcessError: Command '['/opt/conda/bin/python', 'train.py', '--lr', '1e-5']' died with <Signals.SIGKILL: 9>.") ==
         "rank-failed python signal=9");
   check_no_event("DataLoader worker (pid 30877) exited normally");
+  // CPython's atexit (Modules/atexitmodule.c): an exit function raised at the interpreter's exit.
+  CHECK(event_of_line("Error in atexit._run_exitfuncs:") == "interpreter-exit python");
+  check_no_event("registered with atexit._run_exitfuncs");
   check_no_event("[2021-10-04 13:40:11,502] [INFO] [launch.py:166:main] Process 28114 exits successfully.");
 }
 
