@@ -1,5 +1,6 @@
 #include "supervise/probe_environment.h"
 
+#include "base/environment_list.h"
 #include "collect/helpers/probe_location.h"
 
 namespace ftdiag::supervise {
@@ -9,15 +10,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kCrashLibrary = "libftdiag_crash.so";
-
-std::optional<std::string> value_of(const std::vector<std::string>& environment, std::string_view name) {
-  for (const auto& entry : environment) {
-    if (entry.size() > name.size() && entry.compare(0, name.size(), name) == 0 && entry[name.size()] == '=') {
-      return entry.substr(name.size() + 1);
-    }
-  }
-  return std::nullopt;
-}
 
 void set(std::vector<std::string>& environment, std::string_view name, const std::string& value) {
   for (auto& entry : environment) {
@@ -49,17 +41,17 @@ std::vector<std::string> add_probes_to_environment(std::vector<std::string> envi
   if (setup.files.crash_library) {
     // After the user's own entries: a library they preload (an allocator)
     // keeps its place, and the handler still interposes what it must.
-    const auto preload = value_of(environment, "LD_PRELOAD").value_or("");
+    const auto preload = environment_value(environment, "LD_PRELOAD").value_or("");
     const auto library = setup.files.crash_library->string();
     set(environment, "LD_PRELOAD", preload.empty() ? library : preload + ":" + library);
   }
   if (setup.files.python_folder) {
     // First, so our sitecustomize is the one Python imports; it then runs
     // the environment's own.
-    const auto path = value_of(environment, "PYTHONPATH").value_or("");
+    const auto path = environment_value(environment, "PYTHONPATH").value_or("");
     const auto folder = setup.files.python_folder->string();
     set(environment, "PYTHONPATH", path.empty() ? folder : folder + ":" + path);
-    if (value_of(environment, "PYTHONFAULTHANDLER").value_or("").empty()) {
+    if (environment_value(environment, "PYTHONFAULTHANDLER").value_or("").empty()) {
       set(environment, "PYTHONFAULTHANDLER", "1");
     } else {
       set(environment, "FTDIAG_USER_FAULTHANDLER", "1");

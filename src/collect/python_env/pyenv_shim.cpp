@@ -3,10 +3,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <sstream>
 #include <string_view>
 
+#include "base/environment_list.h"
+#include "collect/python_env/python_files.h"
 #include "collect/python_env/python_interpreter.h"
 
 namespace ftdiag::collect {
@@ -15,41 +16,23 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::optional<std::string> pyenv_variable(const std::vector<std::string>& environment, std::string_view name) {
-  for (const auto& entry : environment) {
-    if (entry.size() > name.size() && entry.compare(0, name.size(), name) == 0 && entry[name.size()] == '=') {
-      return entry.substr(name.size() + 1);
-    }
-  }
-  return std::nullopt;
-}
-
-// The first bytes of a file (a shim is a few hundred bytes).
-std::string shim_head(const fs::path& file, std::size_t bytes) {
-  std::ifstream in(file, std::ios::binary);
-  std::string text(bytes, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(bytes));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  return text;
-}
-
-bool directory_exists(const fs::path& path) {
-  std::error_code error;
-  return fs::is_directory(path, error);
-}
+constexpr std::size_t kShimHead = 4096;           // a shim is a few hundred bytes
+constexpr std::size_t kVersionFileBytes = 64 * 1024;
 
 bool executable_file_exists(const fs::path& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+  return path_is_regular_file(path) && ::access(path.c_str(), X_OK) == 0;
 }
 
 // pyenv-version-file-read: the first word of each line, skipping empty
 // lines, comments, ".." and words with a "/" (they would make a path).
+// Read bounded, never blocking on a FIFO planted under the name.
 std::vector<std::string> read_pyenv_version_file(const fs::path& file) {
-  std::ifstream in(file);
   std::vector<std::string> versions;
+  const auto text = read_regular_file(file, kVersionFileBytes);
+  if (!text) return versions;
+  std::istringstream lines(*text);
   std::string line;
-  for (int lines = 0; lines < 64 && std::getline(in, line); ++lines) {
+  while (std::getline(lines, line)) {
     std::istringstream words(line);
     std::string word;
     if (!(words >> word)) continue;
@@ -97,7 +80,9 @@ std::optional<PyenvResolution> resolve_pyenv_shim(const std::string& path, const
   const fs::path shims = shim.parent_path();
   if (shims.filename() != "shims") return std::nullopt;
   // A pyenv shim runs `pyenv exec`; nothing else is read as one.
-  const std::string script = shim_head(shim, 4096);
+  const auto head = read_regular_file(shim, kShimHead);
+  if (!head) return std::nullopt;
+  const std::string& script = *head;
   if (script.rfind("#!", 0) != 0 || script.find("pyenv") == std::string::npos ||
       script.find(" exec ") == std::string::npos) {
     return std::nullopt;
@@ -108,20 +93,19 @@ std::optional<PyenvResolution> resolve_pyenv_shim(const std::string& path, const
     const auto end = script.find('"', start);
     if (end != std::string::npos) root = script.substr(start, end - start);
   }
-  if (!directory_exists(root / "versions") && !directory_exists(root / "libexec")) return std::nullopt;
+  if (!path_is_directory(root / "versions") && !path_is_directory(root / "libexec")) return std::nullopt;
 
   // Which versions, and who chose them.
   std::vector<std::string> versions;
   std::string chosen_by;
-  if (auto chosen = pyenv_variable(environment, "PYENV_VERSION"); chosen && !chosen->empty()) {
+  if (auto chosen = environment_value(environment, "PYENV_VERSION"); chosen && !chosen->empty()) {
     versions = split_pyenv_versions(*chosen);
     chosen_by = "PYENV_VERSION";
   } else {
-    fs::path at = pyenv_variable(environment, "PYENV_DIR").value_or(directory.string());
+    fs::path at = environment_value(environment, "PYENV_DIR").value_or(directory.string());
     for (int depth = 0; depth < 256 && versions.empty(); ++depth) {
       const fs::path file = at / ".python-version";
-      std::error_code error;
-      if (fs::is_regular_file(file, error)) {
+      if (path_is_regular_file(file)) {
         versions = read_pyenv_version_file(file);
         chosen_by = file.string();
         break;
@@ -131,8 +115,7 @@ std::optional<PyenvResolution> resolve_pyenv_shim(const std::string& path, const
     }
     if (chosen_by.empty()) {
       const fs::path global = root / "version";
-      std::error_code error;
-      if (fs::is_regular_file(global, error)) {
+      if (path_is_regular_file(global)) {
         versions = read_pyenv_version_file(global);
         chosen_by = global.string();
       }
@@ -146,12 +129,12 @@ std::optional<PyenvResolution> resolve_pyenv_shim(const std::string& path, const
   const std::string name = shim.filename().string();
   for (const auto& version : versions) {
     if (version == "system") {
-      const auto search = path_without_shims(pyenv_variable(environment, "PATH").value_or(""), shims);
+      const auto search = path_without_shims(environment_value(environment, "PATH").value_or(""), shims);
       if (auto found = find_executable(name, search)) return PyenvResolution{*found, version, chosen_by};
       continue;
     }
     // A version that is not installed makes pyenv fail: the shim says why.
-    if (!directory_exists(root / "versions" / version)) return std::nullopt;
+    if (!path_is_directory(root / "versions" / version)) return std::nullopt;
     const fs::path candidate = root / "versions" / version / "bin" / name;
     if (executable_file_exists(candidate)) return PyenvResolution{candidate.string(), version, chosen_by};
   }

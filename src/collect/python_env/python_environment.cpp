@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "base/environment_list.h"
 #include "collect/python_env/library_path.h"
 #include "collect/python_env/native_libraries.h"
 #include "collect/python_env/pyenv_shim.h"
@@ -26,14 +27,6 @@ std::vector<std::string> own_environment() {
   return variables;
 }
 
-std::optional<std::string> variable(const std::vector<std::string>& environment, std::string_view name) {
-  for (const auto& entry : environment) {
-    if (entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=') {
-      return entry.substr(name.size() + 1);
-    }
-  }
-  return std::nullopt;
-}
 
 void append(std::vector<std::string>& to, const std::vector<std::string>& from) {
   to.insert(to.end(), from.begin(), from.end());
@@ -54,12 +47,12 @@ void read_installation(model::PythonEnvironment& python) {
 model::PythonEnvironment read_python_environment(const PythonEnvironmentRequest& request) {
   const std::vector<std::string> environment = request.environment.value_or(own_environment());
   model::PythonEnvironment python;
-  auto ld_library_path = read_library_path(variable(environment, "LD_LIBRARY_PATH").value_or(""));
+  auto ld_library_path = read_library_path(environment_value(environment, "LD_LIBRARY_PATH").value_or(""));
   python.ld_library_path = std::move(ld_library_path.entries);
 
   auto resolution = resolve_python_interpreter(InterpreterSearch{
       request.command, request.interpreter,
-      variable(environment, "PATH").value_or(std::string(parse::kDefaultSearchPath))});
+      environment_value(environment, "PATH").value_or(std::string(parse::kDefaultSearchPath))});
   append(python.problems, resolution.problems);
   if (!resolution.interpreter) {
     python.read = resolution.interpreter.missing();

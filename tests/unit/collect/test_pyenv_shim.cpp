@@ -4,6 +4,8 @@
 // the shim itself.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -87,4 +89,14 @@ TEST_CASE("pyenv shim: what pyenv would refuse or a script that is no shim is le
   const auto other = pyenv.tree.write("tools/shims/python3", "#!/bin/sh\nexec /usr/bin/python3 \"$@\"\n");
   CHECK_FALSE(resolve_pyenv_shim(other.string(), pyenv.environment(), pyenv.tree.root()));
   CHECK_FALSE(resolve_pyenv_shim((pyenv.root / "versions/3.11.7/bin/python3").string(), pyenv.environment(), pyenv.tree.root()));
+}
+
+TEST_CASE("pyenv shim: a FIFO planted as .python-version is passed over, never waited on") {
+  PyenvRoot pyenv;
+  pyenv.tree.write("pyenv/version", "3.10.13\n");
+  fs::create_directories(pyenv.tree.path("project"));
+  REQUIRE(::mkfifo(pyenv.tree.path("project/.python-version").c_str(), 0600) == 0);
+  const auto found = resolve_pyenv_shim(pyenv.shim.string(), pyenv.environment(), pyenv.tree.path("project"));
+  REQUIRE(found);
+  CHECK(found->version == "3.10.13");
 }
