@@ -43,14 +43,15 @@ std::string read_all(int fd) {
   ::prctl(PR_SET_NAME, "ftdiag-env");
   // Gone with ftdiag: nobody would read what it sends.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  // The terminal's Ctrl-C and Ctrl-\ are the job's: the reader finishes.
-  ::signal(SIGINT, SIG_IGN);
-  ::signal(SIGQUIT, SIG_IGN);
+  // Signals to the job's process group (the terminal's Ctrl-C, a scheduler
+  // stopping the step) are the job's: the reader finishes its reading, and
+  // ftdiag's own end ends it (above). Its helpers run in groups of their own.
+  for (const int sig : {SIGINT, SIGQUIT, SIGTERM, SIGHUP}) ::signal(sig, SIG_IGN);
+  // go(): ftdiag closes its end. Nothing is ever written to it, so a reader
+  // gone early can never cost ftdiag a SIGPIPE; with no job, ftdiag kills it.
   char byte = 0;
-  ssize_t got;
-  while ((got = ::read(go, &byte, 1)) < 0 && errno == EINTR) {
+  while (::read(go, &byte, 1) < 0 && errno == EINTR) {
   }
-  if (got != 1) ::_exit(1);  // no job ran
   int status = 1;
   try {
     const auto text = evidence::environment_snapshot_json(collect_environment(request), Redaction::off);
@@ -85,13 +86,7 @@ EnvironmentBesideJob EnvironmentBesideJob::start(EnvironmentRequest request) {
   return reader;
 }
 
-void EnvironmentBesideJob::go() {
-  if (!go_.valid()) return;
-  const char byte = 1;
-  while (::write(go_.get(), &byte, 1) < 0 && errno == EINTR) {
-  }
-  go_.reset();
-}
+void EnvironmentBesideJob::go() { go_.reset(); }
 
 EnvironmentBesideJob::EnvironmentBesideJob(EnvironmentBesideJob&& other) noexcept
     : request_(std::move(other.request_)),
@@ -102,10 +97,11 @@ EnvironmentBesideJob::EnvironmentBesideJob(EnvironmentBesideJob&& other) noexcep
 EnvironmentBesideJob::~EnvironmentBesideJob() { end_reader(/*kill_it=*/true); }
 
 void EnvironmentBesideJob::end_reader(bool kill_it) {
-  go_.reset();  // a reader still waiting for go() ends
+  // Killed before its go is closed: a reader still waiting never starts reading.
+  if (kill_it && pid_ > 0) ::kill(pid_, SIGKILL);
+  go_.reset();
   from_reader_.reset();
   if (pid_ <= 0) return;
-  if (kill_it) ::kill(pid_, SIGKILL);
   // ECHILD: the supervisor's loop reaped it while the job ran.
   while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
   }

@@ -50,7 +50,7 @@ class EnvironmentBesideJob {
   EnvironmentRequest request_;
   pid_t pid_ = -1;
   UniqueFd from_reader_;
-  UniqueFd go_;  // a byte down it: read; closed without one: the reader ends
+  UniqueFd go_;  // closed: go (nothing is written to it)
 };
 
 }  // namespace ftdiag::collectors
