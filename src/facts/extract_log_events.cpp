@@ -2,6 +2,7 @@
 // printed (the run's console events, and events of log files): a scheduler's
 // cancel and its reason, an OOM it reported, an OOM daemon's kill, the
 // launcher's teardown of surviving ranks.
+#include <cstdint>
 #include <cstdlib>
 #include <functional>
 #include <vector>
@@ -70,6 +71,23 @@ const Located* worker_died_at_interpreter_exit(const std::vector<Located>& event
   return nullptr;
 }
 
+// The innermost frame of a backtrace that only a fatal-error handler prints
+// (UCX's: a fatal signal, or its own abort), when no line of the log reports
+// the crash itself: a paste that starts below "Caught signal 11".
+const Located* innermost_fatal_error_frame(const std::vector<Located>& events) {
+  const Located* innermost = nullptr;
+  std::uint64_t lowest = 0;
+  for (const auto& e : events) {
+    if (e.event->kind != "native-frame" || e.event->detail("printed_by") != "fatal-error-handler") continue;
+    const auto index = e.event->detail_count("index").value_or(UINT64_MAX);
+    if (!innermost || index < lowest) {
+      innermost = &e;
+      lowest = index;
+    }
+  }
+  return innermost;
+}
+
 }  // namespace
 
 void extract_log_event_facts(const evidence::EvidenceDocument& document, const std::optional<Incident>&, FactSet& facts) {
@@ -115,6 +133,12 @@ void extract_log_event_facts(const evidence::EvidenceDocument& document, const s
   } else {
     facts.set_missing("log.native_crash_signal", none);
   }
+  set_text("log.fatal_error_backtrace", crash ? nullptr : innermost_fatal_error_frame(events), [](const LogEvent& e) {
+    // The file and line, without the build machine's directories.
+    const auto location = e.detail("location");
+    const auto file = location.substr(location.find_last_of('/') + 1);
+    return fmt::format("{}(){}", e.detail("function"), file.empty() ? "" : " at " + file);
+  });
   set_text("log.stack_overflow", first_of(events, {"stack-overflow"}), [](const LogEvent& e) { return e.text; });
   set_text("log.memory_corruption", first_of(events, {"memory-corruption"}), [](const LogEvent& e) { return e.text; });
   set_text("log.cpp_terminate", first_of(events, {"cpp-terminate"}), [](const LogEvent& e) { return e.text; });

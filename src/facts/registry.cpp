@@ -96,6 +96,7 @@ constexpr std::array kFacts = std::to_array<FactSpec>({
     {"log.library_abi_error", string, none, "a line saying a native library does not match what loads it (\"undefined symbol: _ZN2at...\", \"version `GLIBCXX_3.4.30' not found\")"},
     {"log.native_crash", string, none, "a line of a process reporting its own fatal signal (faulthandler's \"Fatal Python error: Segmentation fault\", UCX's \"Caught signal 11\", gdb's \"Program terminated with signal SIGSEGV\")"},
     {"log.native_crash_signal", integer, signal, "the signal that line names"},
+    {"log.fatal_error_backtrace", string, none, "the innermost frame of a backtrace only a fatal-error handler prints (UCX's), when no line reports the crash itself (a paste that starts below it)"},
     {"log.native_frames", integer, count, "native stack frames printed in the logs (UCX, c10 backtraces)"},
     {"log.native_frame_depth", integer, none, "the deepest frame number of a native backtrace in the log (gdb's #28301): tens of thousands of frames is a runaway recursion"},
     {"log.stack_overflow", string, none, "CPython's \"Fatal Python error: Cannot recover from stack overflow.\" line"},

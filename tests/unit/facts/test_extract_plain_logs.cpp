@@ -251,3 +251,40 @@ TEST_CASE("plain logs: a native crash while importlib loaded an extension names 
   facts = facts::extract_facts(document_with({log}));
   CHECK_FALSE(facts.get("log.crash_loading_module").value);
 }
+
+namespace {
+
+// A pasted line, read by the project's table as the log scan reads it.
+LogEvent read_line(std::uint64_t line, const std::string& text) {
+  const auto matched = ftdiag::parse::testing::project_table().match(text);
+  REQUIRE_MESSAGE(matched, text);
+  LogEvent e = event_at(matched->kind, line, text, matched->signal);
+  e.pid = matched->pid;
+  for (const auto& [name, value] : matched->details) e.details[name] = value;
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("plain logs: UCX's frames without their signal line name the innermost frame; under it, the crash line speaks") {
+  // A paste that starts at frame 2 of UCX's backtrace: its fatal-error handler printed it.
+  const std::vector<std::string> frames = {
+      " 2 0x0000000000042b60 ompi_dpm_group_is_dyn()  /build/ompi/dpm/dpm.c:1268",
+      " 3 0x0000000000034ef3 ompi_comm_create()  /build/ompi/communicator/comm.c:344",
+      " 8 0x0000000004f1ea87 c10d::ProcessGroupMPI::createProcessGroupMPI()  ???:0"};
+  std::vector<LogEvent> events;
+  for (std::size_t i = 0; i < frames.size(); ++i) events.push_back(read_line(10 + i, frames[i]));
+  auto facts = facts::extract_facts(document_with({console(events, {}, 12)}));
+  CHECK(value_of<std::string>(facts, "log.fatal_error_backtrace") == "ompi_dpm_group_is_dyn() at dpm.c:1268");
+  CHECK(value_of<std::int64_t>(facts, "log.native_frames") == 3);
+
+  events.insert(events.begin(), read_line(9, "[node1:4121 :0:4121] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x10)"));
+  facts = facts::extract_facts(document_with({console(events, {}, 12)}));
+  CHECK_FALSE(facts.get("log.fatal_error_backtrace").value);
+  CHECK(value_of<std::int64_t>(facts, "log.native_crash_signal") == 11);
+
+  // c10's frames come with an exception (a watchdog's timeout), not a crash.
+  const auto c10 = read_line(4, "frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout() + 0x282 (0x7af8697cc772 in /venv/lib/libtorch_cuda.so)");
+  facts = facts::extract_facts(document_with({console({c10}, {}, 4)}));
+  CHECK_FALSE(facts.get("log.fatal_error_backtrace").value);
+}

@@ -244,7 +244,7 @@ TEST_CASE("registry: a rich document gives every fact a value of its registered 
                                           "log.container_exit_code", "log.cpp_terminate", "log.native_assert", "log.native_abort", "log.cuda_ecc_error", "log.gpu_lost",
                                           "log.cuda_illegal_address", "log.cuda_no_kernel_image", "log.driver_module_mismatch", "log.host_memory_error",
                                           "log.host_memory_percent", "log.launcher_signalled", "log.worker_died_at_exit", "log.library_abi_error",
-                                          "log.memory_corruption", "log.native_crash", "log.native_crash_signal",
+                                          "log.memory_corruption", "log.native_crash", "log.native_crash_signal", "log.fatal_error_backtrace",
                                           "log.nccl_timeout", "log.stack_overflow", "log.native_frame_depth",
                                           // No CUDA out-of-memory line either (tests/unit/facts/test_extract_gpu_oom.cpp).
                                           "gpu_oom.requested_bytes", "gpu_oom.gpu", "gpu_oom.total_bytes", "gpu_oom.free_bytes",

@@ -110,6 +110,13 @@ TEST_CASE("failure words: advice, links and a GPU kernel's own shared memory are
   CHECK(word_of("Epoch 3: 100%|##########| 1000/1000 [10:00<00:00, loss=0.31]") == "(none)");
   CHECK(word_of("Saving model checkpoint to /out/checkpoint-500") == "(none)");
   CHECK(word_of("") == "(none)");
+  // A container's launch command sizes /dev/shm; a message that reports it too small is read,
+  // its advice included.
+  CHECK(word_of("docker run --rm --gpus=all --shm-size=10g --ipc=host nvcr.io/nvidia/pytorch:24.04-py3 bash") == "(none)");
+  CHECK(word_of("$ sudo docker container run --shm-size 1g image python train.py") == "(none)");
+  CHECK(word_of("    shm_size: '16gb'") == "(none)");
+  CHECK(word_of("WARNING: The object store is using /tmp instead of /dev/shm because /dev/shm has only 46964736 bytes "
+                "available. ... you can increase /dev/shm size by passing '--shm-size=7.67gb' to 'docker run'") == "shared-memory");
 }
 
 TEST_CASE("failure words: a table the reader cannot use is refused with where and why") {

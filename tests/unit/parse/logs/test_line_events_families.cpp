@@ -144,11 +144,11 @@ TEST_CASE("line event families: faulthandler, gdb, UCX and Open MPI crash report
   // A space-padded pid; the reason cut by a wrapped paste.
   CHECK(event_of("[hlc-VirtualBox:6031 :0:6031] Caught signal 7 (Bus error: nonexistent physical addr\\") ==
         "native-crash ucx pid=6031 signal=7 host=hlc-VirtualBox reason=Bus error: nonexistent physical addr tid=6031");
-  check_everywhere("==== backtrace (tid: 579475) ====", "native-backtrace ucx tid=579475");
-  CHECK(event_of("==== backtrace (tid:   6031) ====") == "native-backtrace ucx tid=6031");
+  check_everywhere("==== backtrace (tid: 579475) ====", "native-backtrace ucx printed_by=fatal-error-handler tid=579475");
+  CHECK(event_of("==== backtrace (tid:   6031) ====") == "native-backtrace ucx printed_by=fatal-error-handler tid=6031");
   CHECK(event_of("[860301:1]: 1 0x00000000000b2e00 ucp_wireup_get_dst_rsc_indices()  /src/ucp/wireup/wireup.c:1369") ==
-        "native-frame ucx address=0000000b2e00 function=ucp_wireup_get_dst_rsc_indices index=1 location=/src/ucp/wireup/wireup.c:1369");
-  CHECK(event_of(" 0 0x0000000000042520 __sigaction()  ???:0") == "native-frame ucx address=000000042520 function=__sigaction index=0 location=???:0");
+        "native-frame ucx address=0000000b2e00 function=ucp_wireup_get_dst_rsc_indices index=1 location=/src/ucp/wireup/wireup.c:1369 printed_by=fatal-error-handler");
+  CHECK(event_of(" 0 0x0000000000042520 __sigaction()  ???:0") == "native-frame ucx address=000000042520 function=__sigaction index=0 location=???:0 printed_by=fatal-error-handler");
   check_everywhere("Thread 39 \"python\" received signal SIGSEGV, Segmentation fault.", "native-crash gdb signal=11 name=python thread=39");
   CHECK(event_of("ad 39 \"python\" received signal SIGSEGV, Segmentation fault.") == "native-crash gdb signal=11 name=python");
   CHECK(event_of("#0  0x00007fffc1523cd4 in at::Tensor::neg (this=0x7ffef00009f0)") ==
