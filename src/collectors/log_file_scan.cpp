@@ -12,6 +12,7 @@
 #include <deque>
 #include <optional>
 #include <thread>
+#include <utility>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -137,6 +138,12 @@ enum class PatternKind { event, hint, phase, kernel };
 constexpr std::size_t kWrappedContinuations = 2;
 // A wrapped piece is short: a longer next line is another message.
 constexpr std::size_t kMaxContinuationBytes = 400;
+// A message cut into lines of one width (a terminal's or a form's columns:
+// "... Worker IP address: 159.226.47" / ".239 Worker port: ...") is joined
+// as cut, without a space, when its first line is at least this wide and
+// the lines after it are as wide (the last one narrower), at most this many.
+constexpr std::size_t kMinHardWrapWidth = 80;
+constexpr std::size_t kMaxHardWrapPieces = 8;
 
 struct LineFinds {
   bool event = false;
@@ -333,7 +340,11 @@ class Scan {
     while (!text.empty() && text.back() == '\r') text.remove_suffix(1);
     if ((finds.event || finds.hint) && events_) {
       if (auto matched = events_->match(text)) {
-        note_event(std::move(*matched), text, number);
+        if (auto whole = hard_wrapped_whole(text, *matched, after)) {
+          note_event(std::move(whole->second), whole->first, number);
+        } else {
+          note_event(std::move(*matched), text, number);
+        }
       } else {
         match_wrapped(text, number, after);
       }
@@ -385,6 +396,37 @@ class Scan {
         return;
       }
     }
+  }
+
+  // A line that matched, cut at a fixed width with the rest of its message
+  // on the lines after it: the whole message and what it says, when the
+  // pieces joined as cut tell more of it (a field the cut left out). Lines
+  // of one width that are messages of their own are not pieces.
+  std::optional<std::pair<std::string, parse::LineEvent>> hard_wrapped_whole(std::string_view head,
+                                                                          const parse::LineEvent& matched,
+                                                                          std::string_view after) const {
+    const std::size_t width = head.size();
+    if (width < kMinHardWrapWidth || after.empty()) return std::nullopt;
+    std::string joined(head);
+    for (std::size_t piece = 0; piece < kMaxHardWrapPieces && !after.empty(); ++piece) {
+      const auto nl = after.find('\n');
+      std::string_view next = after.substr(0, nl);
+      after = nl == std::string_view::npos ? std::string_view() : after.substr(nl + 1);
+      while (!next.empty() && next.back() == '\r') next.remove_suffix(1);
+      if (next.empty() || next.size() > width || events_->match(next)) break;
+      joined += next;
+      if (next.size() < width) break;  // the last piece
+    }
+    if (joined.size() == width) return std::nullopt;
+    auto whole = events_->match(joined);
+    if (!whole || whole->kind != matched.kind || told(*whole) <= told(matched)) return std::nullopt;
+    return std::make_pair(std::move(joined), std::move(*whole));
+  }
+
+  // How much a matched message says: its typed fields and details.
+  static std::size_t told(const parse::LineEvent& event) {
+    return event.details.size() + event.pid.has_value() + event.signal.has_value() + event.exit_code.has_value() +
+           event.rank.has_value();
   }
 
   void note_event(parse::LineEvent matched, std::string_view text, std::uint64_t number) {
@@ -655,8 +697,9 @@ void read_range(int fd, const fs::path& file, std::uint64_t begin, std::uint64_t
 // end near each equal share (no line end within reach: fewer parts).
 std::vector<std::uint64_t> part_starts(int fd, std::uint64_t begin, std::uint64_t size, std::size_t parts) {
   std::vector<std::uint64_t> starts{begin};
+  if (parts < 2) return starts;
   constexpr std::size_t kReach = 1 << 20;
-  std::string window(kReach, '\0');
+  std::string window(kReach, '\0');  // only for a file big enough to split (kParallelMinBytes)
   for (std::size_t k = 1; k < parts; ++k) {
     const std::uint64_t near = begin + (size - begin) / parts * k;
     if (near <= starts.back()) continue;

@@ -516,3 +516,37 @@ TEST_CASE("log scan: a message a terminal or an issue form wrapped is read whole
   CHECK(raylet.log.events[0].detail("count") == "2");
   CHECK(raylet.log.events[0].detail("node_ip") == "10.0.167.26");
 }
+
+TEST_CASE("log scan: a message cut at a fixed width is joined as cut, when its pieces say more than its first line") {
+  // Ray's report of a dead worker, cut every 100 columns by the form it was pasted into: the
+  // first line already matches, and only the pieces hold the exit detail that names SIGTERM.
+  const std::string message =
+      "(raylet) A worker died or was killed while executing a task by an unexpected system error. RayTask ID: ffffa8df3c1bbc "
+      "Worker PID: 870287 Worker exit type: SYSTEM_ERROR Worker exit detail: Worker exits unexpectedly by a signal. "
+      "SystemExit is raised (sys.exit is called). Exit code: 1. The process receives a SIGTERM.";
+  std::string cut;
+  for (std::size_t at = 0; at < message.size(); at += 100) cut += message.substr(at, 100) + "\n";
+  const auto scanned = scan("step 500\n" + cut + "training done\n");
+  REQUIRE(scanned.log.events.size() == 1);
+  const auto& event = scanned.log.events[0];
+  CHECK(event.kind == "worker-died");
+  CHECK(event.signal == 15);
+  CHECK(event.pid == 870287);
+  CHECK(event.from.line == 2);
+  CHECK(event.text == message);  // joined without a space: the cut fell mid-word
+
+  // The first line alone, with nothing after it, is the event as far as it goes.
+  const auto alone = scan(message.substr(0, 100) + "\n");
+  REQUIRE(alone.log.events.size() == 1);
+  CHECK_FALSE(alone.log.events[0].signal);
+
+  // Lines of one width that are messages of their own stay apart: a launcher's teardown of
+  // each rank, pids of the same length.
+  const auto teardown = scan(
+      "W1221 17:13:59.241000 46660 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 46807 closing signal SIGHUP\n"
+      "W1221 17:13:59.242000 46660 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 46808 closing signal SIGHUP\n");
+  REQUIRE(teardown.log.events.size() == 2);
+  CHECK(teardown.log.events[0].pid == 46807);
+  CHECK(teardown.log.events[1].pid == 46808);
+  CHECK(teardown.log.events[0].text.find("46808") == std::string::npos);
+}

@@ -177,6 +177,8 @@ TEST_CASE("line events sources: Ray workers and actors, as verl and OpenRLHF pri
             "16: worker-died ray exit_detail=Worker exits unexpectedly. Worker exits with an exit code None. The worker may have exceeded K8s pod memory limits. exit_type=SYSTEM_ERROR",
             "17: worker-died ray",
             "18: oomd-kill ray signal=9",
+            // Ended by SIGTERM: Ray's worker exits from its SIGTERM handler and says so.
+            "19: worker-died ray pid=870287 signal=15 exit_detail=Worker exits unexpectedly by a signal. SystemExit is raised (sys.exit is called). Exit code: 1. exit_type=SYSTEM_ERROR",
         });
   check_no_event("(WorkerDict pid=26103) Actor use_remove_padding=True");
   check_no_event("2024-06-02 07:00:40,101\tINFO worker.py:1673 -- Started a local Ray instance.");
